@@ -1,0 +1,33 @@
+"""Native mode: OpenAI `tools` in the request, `tool_calls` in the reply."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agentcli.adapters.base import Adapter, ModelTurn
+from agentcli.llm.types import ChatRequest, Completion, Message
+from agentcli.tools.registry import ToolRegistry
+
+
+class NativeAdapter:
+    """The Conversation is sent as it is; every tool call in the reply is kept."""
+
+    name = "native"
+
+    def __init__(self, fallback: Adapter | None = None) -> None:
+        self.fallback = fallback
+
+    def system_prompt(self, base: str, tools: ToolRegistry) -> str:
+        return base
+
+    def build_request(
+        self, system_prompt: str, messages: Sequence[Message], tools: ToolRegistry
+    ) -> ChatRequest:
+        request: ChatRequest = {"messages": [{"role": "system", "content": system_prompt}, *messages]}
+        if len(tools):
+            request["tools"] = tools.openai_tools()
+            request["tool_choice"] = "auto"
+        return request
+
+    def decode(self, completion: Completion) -> ModelTurn:
+        return ModelTurn(completion.content, completion.tool_calls)

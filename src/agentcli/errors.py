@@ -1,0 +1,46 @@
+"""One exception tree for everything agentcli raises on purpose.
+
+    AgentError                  base: anything the CLI turns into a clear message, never a traceback
+    ├── ConfigError             settings are missing or invalid                    -> exit 2
+    ├── LLMError                the model endpoint failed after retries            -> run FAILED, exit 1
+    │   └── ToolsUnsupportedError  the endpoint rejected `tools` (auto mode falls back to react)
+    ├── FormatError             the model's reply could not be decoded; `.hint` is what the model is told
+    └── InvariantError          our own bug: the conversation or state machine broke a rule (fails loudly)
+
+Model mistakes inside a tool call (unknown tool, bad JSON, wrong parameters) are not exceptions at all:
+the tool registry turns them into a ToolResult the model reads.
+"""
+
+from __future__ import annotations
+
+
+class AgentError(Exception):
+    """Base class of every error agentcli raises on purpose."""
+
+
+class ConfigError(AgentError):
+    """The settings are missing or invalid."""
+
+
+class LLMError(AgentError):
+    """The chat-completions endpoint failed after the client's retries."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ToolsUnsupportedError(LLMError):
+    """The endpoint refused a request because it carried `tools`."""
+
+
+class FormatError(AgentError):
+    """A model reply the protocol adapter could not decode."""
+
+    def __init__(self, message: str, *, hint: str) -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+class InvariantError(AgentError):
+    """A rule of the conversation or the state machine was broken: a bug in agentcli."""

@@ -1,0 +1,1 @@
+"""The LLM layer: provider-neutral types and the OpenAI-compatible client."""

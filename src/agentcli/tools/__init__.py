@@ -1,0 +1,1 @@
+"""Tools: typed Python functions the model can call, and the registry that calls them safely."""

@@ -1,0 +1,168 @@
+"""The tool registry: schemas for the model, and `call(name, raw_args)` that never raises."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from agentcli.tools.schema import arguments_model, describe_parameters, parameters_schema
+
+RAW_QUOTE_LIMIT = 200
+"""How much of a broken argument string an error message quotes back to the model."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool call produced: the text the model reads, whether it failed, and how long it took."""
+
+    content: str
+    is_error: bool = False
+    elapsed_ms: float = 0.0
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A typed function the model may call; its docstring is the description."""
+
+    name: str
+    description: str
+    func: Callable[..., object]
+    args_model: type[BaseModel]
+
+    @classmethod
+    def from_function(cls, func: Callable[..., object], name: str | None = None) -> Tool:
+        tool_name = name or func.__name__
+        doc = (func.__doc__ or "").strip()
+        return cls(tool_name, " ".join(doc.split()), func, arguments_model(func, tool_name))
+
+    @cached_property
+    def parameters(self) -> dict[str, Any]:
+        return parameters_schema(self.args_model)
+
+    def openai_schema(self) -> dict[str, Any]:
+        """The entry of the `tools` array of a Chat Completions request."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+
+def _quote(raw: str) -> str:
+    shown = raw if len(raw) <= RAW_QUOTE_LIMIT else raw[:RAW_QUOTE_LIMIT] + "…"
+    return json.dumps(shown, ensure_ascii=False)
+
+
+def _validation_problems(error: ValidationError) -> str:
+    problems = []
+    for item in error.errors():
+        where = ".".join(str(part) for part in item["loc"]) or "arguments"
+        if item["type"] == "missing":
+            problems.append(f"missing required parameter '{where}'")
+        elif item["type"] == "extra_forbidden":
+            problems.append(f"unknown parameter '{where}'")
+        else:
+            problems.append(f"'{where}': {item['msg']}")
+    return "; ".join(problems)
+
+
+class ToolRegistry:
+    """An ordered set of tools by name."""
+
+    def __init__(self, tools: Iterable[Tool | Callable[..., object]] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+
+    def add(self, tool: Tool | Callable[..., object]) -> Tool:
+        made = tool if isinstance(tool, Tool) else Tool.from_function(tool)
+        if made.name in self._tools:
+            raise ValueError(f"a tool named {made.name!r} is already registered")
+        self._tools[made.name] = made
+        return made
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """The exact `tools` array sent in native mode."""
+        return [tool.openai_schema() for tool in self]
+
+    def signature(self, name: str, raw_args: str | dict[str, Any] | None) -> str:
+        """A canonical form of a call: two calls with the same signature do the same thing."""
+        tool = self._tools.get(name)
+        args = _parse_arguments(raw_args)
+        if tool is None or isinstance(args, str):
+            return f"{name} {raw_args if isinstance(raw_args, str) else args}".strip()
+        # Validated and with defaults filled in, so {"path": "a"} and {"path": "a", "offset": 0} match.
+        with contextlib.suppress(ValidationError):
+            args = tool.args_model.model_validate(args).model_dump(mode="json")
+        return f"{name} {json.dumps(args, sort_keys=True, ensure_ascii=False)}"
+
+    def call(self, name: str, raw_args: str | dict[str, Any] | None) -> ToolResult:
+        """Run a tool by name with the model's raw arguments. Every failure becomes an error result."""
+        started = time.perf_counter()
+        content, is_error = self._call(name, raw_args)
+        return ToolResult(content, is_error, (time.perf_counter() - started) * 1000)
+
+    def _call(self, name: str, raw_args: str | dict[str, Any] | None) -> tuple[str, bool]:
+        tool = self._tools.get(name)
+        if tool is None:
+            available = ", ".join(self._tools) or "none"
+            return f"Unknown tool {_quote(name)}. Available tools: {available}.", True
+        valid = f"Valid parameters of {name}: {describe_parameters(tool.parameters)}."
+        args = _parse_arguments(raw_args)
+        if isinstance(args, str):
+            return f"{args} {valid}", True
+        try:
+            parsed = tool.args_model.model_validate(args)
+        except ValidationError as exc:
+            return f"Invalid arguments for {name}: {_validation_problems(exc)}. {valid}", True
+        try:
+            value = tool.func(**{key: getattr(parsed, key) for key in type(parsed).model_fields})
+        except Exception as exc:  # a tool's failure is an observation for the model, never a crash
+            return f"{type(exc).__name__}: {exc}", True
+        return _as_text(value), False
+
+
+def _parse_arguments(raw_args: str | dict[str, Any] | None) -> dict[str, Any] | str:
+    """The arguments as a dict, or the message that says why they are not one."""
+    if raw_args is None:
+        return {}
+    if isinstance(raw_args, dict):
+        return raw_args
+    if not raw_args.strip():
+        return {}  # several servers send "" for a call without arguments
+    try:
+        value = json.loads(raw_args)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+        return f"Arguments are not valid JSON ({reason}); received {_quote(raw_args)}. Send one JSON object."
+    if not isinstance(value, dict):
+        return f"Arguments must be a JSON object, not {type(value).__name__}; received {_quote(raw_args)}."
+    return value
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(value)
