@@ -1,0 +1,103 @@
+"""`agent chat`: a REPL with memory across turns. Works on a terminal and with piped stdin."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import typer
+
+from agentcli.cli import options as opt
+from agentcli.cli.exits import EXIT_ANSWER, guarded
+from agentcli.cli.session import answer_question
+
+HELP = """Commands:
+  /help    this text
+  /tools   the tools the model can call
+  /reset   forget the conversation so far
+  /exit    leave (Ctrl-D does too)
+Anything else is a question. Ctrl-C cancels the current answer, not the session."""
+
+HISTORY_FILE = Path.home() / ".agentcli_history"
+
+
+def _lines() -> Iterator[str]:
+    """Input lines: with editing and history on a terminal, plain reads from a pipe."""
+    if not sys.stdin.isatty():
+        for line in sys.stdin:
+            yield line.rstrip("\n")
+        return
+    try:
+        import readline  # enables line editing and history for input()
+    except ImportError:  # pragma: no cover - not on every platform
+        readline = None  # type: ignore[assignment]
+    if readline is not None:
+        with contextlib.suppress(OSError):
+            readline.read_history_file(HISTORY_FILE)
+    try:
+        while True:
+            try:
+                yield input("agent› ")
+            except KeyboardInterrupt:
+                sys.stderr.write("\n(type /exit or press Ctrl-D to leave)\n")
+            except EOFError:
+                sys.stderr.write("\n")
+                return
+    finally:
+        if readline is not None:
+            with contextlib.suppress(OSError):
+                readline.write_history_file(HISTORY_FILE)
+
+
+@guarded
+def chat(
+    mode: opt.Mode = "native",
+    judge: opt.Judge = True,
+    max_steps: opt.MaxSteps = 15,
+    workspace: opt.Workspace = None,
+    output: opt.Output = None,
+    api_key: opt.ApiKey = None,
+    base_url: opt.BaseUrl = None,
+    model: opt.Model = None,
+) -> None:
+    """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
+    settings = opt.settings_from(
+        mode=mode,
+        judge=judge,
+        max_steps=max_steps,
+        workspace=workspace,
+        api_key=api_key,
+        base_url=base_url,
+        model=model,
+    )
+    from agentcli.agent import Agent
+    from agentcli.render import make_renderer
+
+    agent = Agent(settings)
+    kind = opt.output_kind(output)
+    say = sys.stderr.write
+    if sys.stdin.isatty():
+        say(f"agentcli chat · model {settings.model} · mode {settings.mode} · /help for commands\n")
+    for line in _lines():
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("/exit", "/quit"):
+            break
+        if text == "/help":
+            say(HELP + "\n")
+        elif text == "/reset":
+            agent.reset()
+            say("conversation cleared\n")
+        elif text == "/tools":
+            say("".join(f"  {tool.name}: {tool.description}\n" for tool in agent.tools))
+        elif text.startswith("/"):
+            say(f"unknown command {text.split()[0]}; /help lists the commands\n")
+        else:
+            try:
+                answer_question(agent, text, make_renderer(kind, sys.stdout, sys.stderr))
+            except KeyboardInterrupt:
+                say("turn cancelled; the conversation is as it was before it\n")
+    raise typer.Exit(EXIT_ANSWER)

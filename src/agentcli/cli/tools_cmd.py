@@ -1,0 +1,61 @@
+"""`agent tools list`: the tools and the exact schemas (or prompt) the model is sent."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from agentcli.cli import options as opt
+from agentcli.cli.exits import guarded
+
+tools_app = typer.Typer(help="Inspect the tools the model can call.", no_args_is_help=True)
+
+
+@tools_app.command("list")
+@guarded
+def list_tools(
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print exactly what is sent: the tools array, or the prompt text.")
+    ] = False,
+    mode: opt.Mode = "native",
+    workspace: opt.Workspace = None,
+) -> None:
+    """List the tools with their parameters; --json prints what the model is sent for --mode."""
+    from agentcli.adapters import make_adapter
+    from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+    from agentcli.config import load_settings
+    from agentcli.tools.builtin import builtin_tools
+
+    settings = load_settings(mode=mode, workspace=workspace)
+    tools = builtin_tools(settings.workspace)
+    if as_json:
+        if mode in ("react", "json"):
+            sys.stdout.write(make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools) + "\n")
+        else:
+            sys.stdout.write(json.dumps(tools.openai_tools(), indent=2, ensure_ascii=False) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Tools", title_justify="left", show_lines=True)
+    for column in ("name", "description", "parameters"):
+        table.add_column(column, overflow="fold")
+    for tool in tools:
+        table.add_row(tool.name, tool.description, _parameter_lines(tool.parameters))
+    Console().print(table)
+
+
+def _parameter_lines(schema: dict[str, Any]) -> str:
+    required = set(schema.get("required", []))
+    lines = []
+    for name, prop in schema.get("properties", {}).items():
+        facts = [
+            str(prop.get("type", "any")),
+            "required" if name in required else f"default {prop.get('default')!r}",
+        ]
+        bounds = [f"{word} {prop[key]}" for key, word in (("minimum", ">="), ("maximum", "<=")) if key in prop]
+        lines.append(f"{name}: " + ", ".join(facts + bounds))
+    return "\n".join(lines) or "(none)"

@@ -1,0 +1,87 @@
+"""The finish guard: a separate completion, without tools, that checks a draft answers the question."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, ValidationError
+
+from agentcli.errors import LLMError
+from agentcli.llm.types import ChatClient, ChatRequest, Usage
+
+JUDGE_SYSTEM_PROMPT = (
+    "You review a draft answer to a user's request. Pass it when it answers every part of the request; "
+    'fail it when something is missing or wrong. Reply with JSON only: {"passed": true|false, '
+    '"missing": "what is missing, or an empty string"}.'
+)
+
+
+class _VerdictModel(BaseModel):
+    passed: bool
+    missing: str = ""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    passed: bool
+    missing: str = ""
+    note: str = ""
+    """Set when the verdict is not the judge's own (trivial draft, fail-open)."""
+    usage: Usage = field(default_factory=Usage)
+
+
+def is_trivial(draft: str) -> bool:
+    """Empty, or nothing but punctuation and spaces: not worth a judge's call."""
+    return not any(char.isalnum() for char in draft)
+
+
+def trivial_verdict(draft: str) -> Verdict | None:
+    """The rejection of an empty or trivial draft, given without asking any judge; None for a real draft."""
+    if is_trivial(draft):
+        return Verdict(False, "The reply was empty. Answer the request.", note="trivial answer, judge not asked")
+    return None
+
+
+def judge_request(question: str, draft: str) -> ChatRequest:
+    """The judge's request: no tools, JSON object reply."""
+    return {
+        "messages": [
+            {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
+            {"role": "user", "content": f"Request:\n{question}\n\nDraft answer:\n{draft}"},
+        ],
+        "response_format": {"type": "json_object"},
+    }
+
+
+class Judge:
+    """Fail-open: a judge that errors or replies garbage lets the answer through, with a note."""
+
+    def __init__(self, client: ChatClient) -> None:
+        self._client = client
+
+    def review(self, question: str, draft: str) -> Verdict:
+        trivial = trivial_verdict(draft)
+        if trivial is not None:
+            return trivial
+        try:
+            completion = self._client.complete(judge_request(question, draft))
+        except LLMError as exc:
+            return Verdict(True, note=f"judge unavailable, answer accepted unchecked: {exc}")
+        try:
+            parsed = _VerdictModel.model_validate_json(_strip_fences(completion.content))
+        except ValidationError:
+            shown = json.dumps(completion.content[:120], ensure_ascii=False)
+            return Verdict(
+                True,
+                note=f"judge replied {shown}, not a verdict; answer accepted unchecked",
+                usage=completion.usage,
+            )
+        return Verdict(parsed.passed, parsed.missing.strip(), usage=completion.usage)
+
+
+def _strip_fences(text: str) -> str:
+    text = text.strip()
+    if text.startswith("```"):
+        text = text.split("\n", 1)[-1].rsplit("```", 1)[0]
+    return text

@@ -1,0 +1,69 @@
+"""The states of a run, the moves allowed between them, and the data that crosses them.
+
+    state            does                                        next
+    THINKING         call the model, decode its reply            TOOL_EXECUTING · VALIDATING · THINKING · FAILED
+    TOOL_EXECUTING   run every pending call, answer each by id   THINKING · FAILED
+    VALIDATING       judge the draft; accept it into the history FINISHED · THINKING · FAILED
+    FINISHED/FAILED  terminal
+
+THINKING -> THINKING is a reply that could not be decoded (the model is told why) or a switch of protocol.
+TOOL_EXECUTING -> FAILED is a model stuck repeating calls it already made;
+VALIDATING -> FAILED is a model that still gives no answer once the judge's budget is spent.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from agentcli.errors import InvariantError
+from agentcli.llm.types import ToolCall, Usage
+
+
+class State(enum.Enum):
+    THINKING = "THINKING"
+    TOOL_EXECUTING = "TOOL_EXECUTING"
+    VALIDATING = "VALIDATING"
+    FINISHED = "FINISHED"
+    FAILED = "FAILED"
+
+
+TRANSITIONS: dict[State, frozenset[State]] = {
+    State.THINKING: frozenset({State.TOOL_EXECUTING, State.VALIDATING, State.THINKING, State.FAILED}),
+    State.TOOL_EXECUTING: frozenset({State.THINKING, State.FAILED}),
+    State.VALIDATING: frozenset({State.FINISHED, State.THINKING, State.FAILED}),
+    State.FINISHED: frozenset(),
+    State.FAILED: frozenset(),
+}
+
+TERMINAL = frozenset({State.FINISHED, State.FAILED})
+
+
+@dataclass
+class RunState:
+    """Everything one run carries from state to state."""
+
+    question: str
+    state: State = State.THINKING
+    step: int = 0
+    """Model calls made so far (the judge's are not counted)."""
+    pending: tuple[ToolCall, ...] = ()
+    draft: str = ""
+    rejections: int = 0
+    format_errors: int = 0
+    """Consecutive replies that could not be decoded."""
+    stuck_turns: int = 0
+    """Consecutive turns whose every call was a repeat."""
+    usage: Usage = field(default_factory=Usage)
+    answer: str | None = None
+    failure: str = ""
+
+    def move(self, target: State) -> None:
+        """Change state; a move the table does not allow is a bug in the engine."""
+        if target not in TRANSITIONS[self.state]:
+            raise InvariantError(f"illegal transition {self.state.value} -> {target.value}")
+        self.state = target
+
+    def fail(self, reason: str) -> State:
+        self.failure = reason
+        return State.FAILED

@@ -1,0 +1,138 @@
+"""What the engine reports while it runs: frozen, serialisable events that renderers subscribe to."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+from agentcli.llm.types import Usage
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of all events; `type` names the event in JSON lines."""
+
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    type: ClassVar[str] = "run_started"
+    question: str
+    mode: str
+    model: str
+
+
+@dataclass(frozen=True)
+class StepStarted(Event):
+    """A model call is about to be made (step counts model calls, from 1)."""
+
+    type: ClassVar[str] = "step_started"
+    step: int
+    max_steps: int
+
+
+@dataclass(frozen=True)
+class ModelTextDelta(Event):
+    type: ClassVar[str] = "model_text_delta"
+    step: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ModelTurnDecoded(Event):
+    """The model's whole reply, decoded: its text and the tool calls it asks for."""
+
+    type: ClassVar[str] = "model_turn"
+    step: int
+    content: str
+    tool_calls: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class FormatProblem(Event):
+    """The reply could not be decoded; `hint` is what the model is told."""
+
+    type: ClassVar[str] = "format_error"
+    step: int
+    message: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class ToolCalled(Event):
+    type: ClassVar[str] = "tool_call"
+    step: int
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ToolReturned(Event):
+    type: ClassVar[str] = "tool_result"
+    step: int
+    call_id: str
+    name: str
+    content: str
+    is_error: bool
+    elapsed_ms: float
+    skipped: bool = False
+    """True when a guard answered instead of running the tool (a repeat or a cycle)."""
+
+
+@dataclass(frozen=True)
+class JudgeVerdict(Event):
+    type: ClassVar[str] = "judge_verdict"
+    step: int
+    passed: bool
+    missing: str
+    note: str = ""
+    """Why the verdict was not the judge's own: fail-open, trivial answer, retry budget spent."""
+
+
+@dataclass(frozen=True)
+class ModeSwitched(Event):
+    type: ClassVar[str] = "mode_switched"
+    old: str
+    new: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class UsageReported(Event):
+    """Tokens of one completion (`call`) and of the run so far (`total`)."""
+
+    type: ClassVar[str] = "usage"
+    step: int
+    call: Usage
+    total: Usage
+
+
+@dataclass(frozen=True)
+class AnswerReady(Event):
+    type: ClassVar[str] = "answer"
+    answer: str
+    warning: str = ""
+
+
+@dataclass(frozen=True)
+class RunFailed(Event):
+    type: ClassVar[str] = "failure"
+    reason: str
+    state: str
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    """The last event of every run."""
+
+    type: ClassVar[str] = "final"
+    answer: str | None
+    status: str
+    usage: Usage
+    steps: int
+    elapsed_s: float

@@ -1,0 +1,78 @@
+"""Plain text for pipes and logs: stable lines, no ANSI; the answer verbatim, last, on stdout."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import IO
+
+from agentcli.events import (
+    AnswerReady,
+    Event,
+    FormatProblem,
+    JudgeVerdict,
+    ModelTextDelta,
+    ModelTurnDecoded,
+    ModeSwitched,
+    RunFailed,
+    RunFinished,
+    StepStarted,
+    ToolCalled,
+    ToolReturned,
+)
+from agentcli.render.text import preview, summary, tool_facts
+
+
+class PlainRenderer:
+    def __init__(self, out: IO[str], err: IO[str]) -> None:
+        self._out = out
+        self._err = err
+        self._streamed = False
+        self._answer: str | None = None
+
+    def _say(self, text: str) -> None:
+        self._err.write(text + "\n")
+        self._err.flush()
+
+    def handle(self, event: Event) -> None:
+        match event:
+            case StepStarted(step=step, max_steps=limit):
+                self._say(f"== step {step}/{limit} · thinking")
+                self._streamed = False
+            case ModelTextDelta(text=text):
+                self._err.write(text)
+                self._streamed = True
+            case ModelTurnDecoded(content=content, tool_calls=calls):
+                if self._streamed:
+                    self._err.write("\n")
+                elif content:
+                    self._say(content)
+                if calls:
+                    self._say("-> calls: " + ", ".join(call["name"] for call in calls))
+            case ToolCalled(name=name, arguments=arguments):
+                self._say(f"== tool {name} {arguments}")
+            case ToolReturned() as result:
+                self._say(f"-- {tool_facts(result)}")
+                self._say(textwrap.indent(preview(result.content), "   "))
+            case FormatProblem(message=message):
+                self._say(f"== format error: {message}")
+            case JudgeVerdict(passed=passed, missing=missing, note=note):
+                verdict = "passed" if passed else f"rejected: {missing}"
+                self._say(f"== judge {verdict}" + (f" ({note})" if note else ""))
+            case ModeSwitched(old=old, new=new, reason=reason):
+                self._say(f"== mode {old} -> {new}: {reason}")
+            case AnswerReady(answer=answer, warning=warning):
+                if warning:
+                    self._say(f"warning: {warning}")
+                self._answer = answer
+            case RunFailed(reason=reason):
+                self._say(f"error: {reason}")
+            case RunFinished() as final:
+                self._say(f"== {summary(final)}")
+                if self._answer is not None:
+                    self._out.write(self._answer + ("" if self._answer.endswith("\n") else "\n"))
+                    self._out.flush()
+                    self._answer = None
+
+    def close(self) -> None:
+        self._err.flush()
+        self._out.flush()

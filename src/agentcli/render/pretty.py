@@ -1,0 +1,131 @@
+"""Rich panels for a terminal: THINKING (streamed live), TOOL, JUDGE, ANSWER, and a closing line.
+
+Progress goes to stderr; the ANSWER panel goes to stdout. Rich itself honours NO_COLOR and the width.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.spinner import Spinner
+from rich.text import Text
+
+from agentcli.events import (
+    AnswerReady,
+    Event,
+    FormatProblem,
+    JudgeVerdict,
+    ModelTextDelta,
+    ModelTurnDecoded,
+    ModeSwitched,
+    RunFailed,
+    RunFinished,
+    StepStarted,
+    ToolCalled,
+    ToolReturned,
+)
+from agentcli.render.text import preview, summary, tool_facts
+
+
+class RichRenderer:
+    def __init__(self, out: IO[str], err: IO[str]) -> None:
+        self._out_file = out
+        self._err = Console(file=err, highlight=False)
+        self._live: Live | None = None
+        self._title = ""
+        self._text = ""
+        self._calls: dict[str, ToolCalled] = {}
+
+    def handle(self, event: Event) -> None:
+        match event:
+            case StepStarted(step=step, max_steps=limit):
+                self._title = f"THINKING · step {step}/{limit}"
+                self._text = ""
+                self._live = Live(self._thinking(waiting=True), console=self._err, refresh_per_second=12)
+                self._live.start()
+            case ModelTextDelta(text=text):
+                self._text += text
+                if self._live is not None:
+                    self._live.update(self._thinking(waiting=True))
+            case ModelTurnDecoded(content=content, tool_calls=calls):
+                self._text = self._text or content
+                if calls:
+                    self._text += ("\n" if self._text else "") + "→ " + ", ".join(c["name"] for c in calls)
+                self._end_live(self._thinking(waiting=False))
+            case ToolCalled() as call:
+                self._calls[call.call_id] = call
+            case ToolReturned() as result:
+                self._err.print(self._tool_panel(result))
+            case FormatProblem(message=message, hint=hint):
+                self._end_live(self._thinking(waiting=False))
+                body = Text(f"{message}\n\nTold the model: {hint}")
+                self._err.print(Panel(body, title="FORMAT ERROR", title_align="left", border_style="yellow"))
+            case JudgeVerdict(passed=passed, missing=missing, note=note):
+                verdict = Text("✓ passed", style="green") if passed else Text(f"✗ {missing}", style="red")
+                if note:
+                    verdict.append(f"\n{note}", style="yellow")
+                self._err.print(Panel(verdict, title="JUDGE", title_align="left", border_style="magenta"))
+            case ModeSwitched(old=old, new=new, reason=reason):
+                self._end_live(self._thinking(waiting=False))
+                body = Text(f"{old} → {new}\n{reason}")
+                self._err.print(Panel(body, title="MODE", title_align="left", border_style="yellow"))
+            case AnswerReady(answer=answer, warning=warning):
+                if warning:
+                    self._err.print(Text(f"warning: {warning}", style="yellow"))
+                self._print_answer(answer)
+            case RunFailed(reason=reason):
+                self._end_live(self._thinking(waiting=False))
+                self._err.print(Panel(Text(reason), title="FAILED", title_align="left", border_style="red"))
+            case RunFinished() as final:
+                self._err.print(Text(summary(final), style="dim"))
+
+    def close(self) -> None:
+        self._end_live(None)
+
+    def _thinking(self, *, waiting: bool) -> Panel:
+        parts: list[RenderableType] = [Text(self._text)] if self._text else []
+        if waiting:
+            parts.append(Spinner("dots", text=Text("waiting for the model…", style="dim")))
+        return Panel(Group(*parts), title=self._title, title_align="left", border_style="blue")
+
+    def _end_live(self, final: Panel | None) -> None:
+        if self._live is None:
+            return
+        if final is not None:
+            self._live.update(final, refresh=True)
+        self._live.stop()
+        self._live = None
+
+    def _tool_panel(self, result: ToolReturned) -> Panel:
+        call = self._calls.pop(result.call_id, None)
+        arguments = _pretty_arguments(call.arguments) if call else ""
+        body = Text()
+        body.append(arguments + "\n", style="cyan")
+        style = "yellow" if result.skipped else "red" if result.is_error else "default"
+        body.append(preview(result.content), style=style)
+        border = "yellow" if result.skipped else "red" if result.is_error else "green"
+        title = f"TOOL · {result.name}"
+        return Panel(body, title=title, title_align="left", subtitle=tool_facts(result), border_style=border)
+
+    def _print_answer(self, answer: str) -> None:
+        out = Console(file=self._out_file, highlight=False)
+        if out.is_terminal:
+            body: RenderableType = Markdown(answer)
+        else:
+            # Piped: keep the answer verbatim, line for line, with no wrapping inside the panel.
+            widest = max((len(line) for line in answer.splitlines()), default=0)
+            out = Console(file=self._out_file, highlight=False, width=max(out.width, widest + 4))
+            body = Text(answer)
+        out.print(Panel(body, title="ANSWER", title_align="left", border_style="green"))
+
+
+def _pretty_arguments(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), ensure_ascii=False)
+    except (json.JSONDecodeError, RecursionError):
+        return arguments
