@@ -1,0 +1,370 @@
+"""The calculator: right answers, clear refusals, and every hostile input refused fast."""
+
+from __future__ import annotations
+
+import ast
+import json
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcli.tools import calculator as calculator_module
+from agentcli.tools.calculator import (
+    CONSTANTS,
+    FUNCTIONS,
+    MAX_DEPTH,
+    CalculatorError,
+    calculator,
+    evaluate,
+    format_number,
+)
+from agentcli.tools.registry import ToolRegistry
+
+TIME_LIMIT = 1.0
+"""Seconds. A bound against hangs, not a benchmark: the real numbers are in bench/bench_calculator.py."""
+
+
+def timed_evaluate(expr: str) -> int | float:
+    started = time.perf_counter()
+    try:
+        return evaluate(expr)
+    finally:
+        assert time.perf_counter() - started < TIME_LIMIT, f"too slow on {expr[:60]!r}"
+
+
+@pytest.mark.parametrize(
+    ("expr", "expected"),
+    [
+        ("1 + 2", "3"),
+        ("2 * 3 + 4", "10"),
+        ("(2 + 3) * sqrt(16)", "20"),
+        ("6 / 3", "2"),
+        ("7 / 2", "3.5"),
+        ("1 / 3", "0.333333333333333"),
+        ("7 // 2", "3"),
+        ("-7 // 2", "-4"),
+        ("-7 % 3", "2"),
+        ("7.5 % 2", "1.5"),
+        ("2 ** 10", "1024"),
+        ("2 ** -1", "0.5"),
+        ("-2 ** 2", "-4"),
+        ("+5", "5"),
+        ("0.1 + 0.2", "0.3"),
+        ("30.0", "30"),
+        ("3 * 10.0", "30"),
+        ("2 ** 100", "1267650600228229401496703205376"),
+        ("10 ** 20 + 1", "100000000000000000001"),
+        ("1_000 * 3", "3000"),
+        ("sqrt(2)", "1.4142135623731"),
+        ("sqrt(10 ** 40)", "1" + "0" * 20),
+        ("log(e)", "1"),
+        ("log(8, 2)", "3"),
+        ("log10(1000)", "3"),
+        ("exp(0)", "1"),
+        ("sin(0)", "0"),
+        ("cos(pi)", "-1"),
+        ("tan(0)", "0"),
+        ("abs(-3)", "3"),
+        ("round(2.567, 2)", "2.57"),
+        ("round(2.5)", "2"),
+        ("round(1234, -2)", "1200"),
+        ("floor(-2.5)", "-3"),
+        ("ceil(2.1)", "3"),
+        ("min(3, 1, 2)", "1"),
+        ("max(1, 2.5)", "2.5"),
+        ("min(7)", "7"),
+        ("pi", "3.14159265358979"),
+        ("1e16", "1e+16"),
+        ("  1 + 1  ", "2"),
+        ("(1 +\n 2)", "3"),
+        ("(-1) ** (10 ** 3000)", "1"),
+        ("10 ** 3999 // 10 ** 3998", "10"),
+    ],
+)
+def test_results(expr: str, expected: str) -> None:
+    assert calculator(expr) == expected
+
+
+def test_integers_stay_exact_and_division_keeps_them_when_it_can() -> None:
+    assert evaluate("2 ** 200 + 1") == 2**200 + 1
+    assert type(evaluate("6 / 3")) is int
+    assert type(evaluate("7 / 2")) is float
+    assert type(evaluate("sqrt(16)")) is int
+    assert type(evaluate("sqrt(2)")) is float
+
+
+def test_a_long_flat_sum_is_not_deep_nesting() -> None:
+    assert evaluate("+".join(["1"] * 500)) == 500
+
+
+def test_nesting_up_to_the_limit_works_and_beyond_it_is_refused() -> None:
+    assert evaluate("(" * MAX_DEPTH + "1" + ")" * MAX_DEPTH) == 1
+    assert evaluate("-" * (MAX_DEPTH - 1) + "1") == -1
+    with pytest.raises(CalculatorError, match="nested too deeply"):
+        evaluate("(" * (MAX_DEPTH + 1) + "1" + ")" * (MAX_DEPTH + 1))
+    with pytest.raises(CalculatorError, match="nested too deeply"):
+        evaluate("-" * (MAX_DEPTH + 1) + "1")
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("x", "names are not allowed: 'x'"),
+        ("().__class__", "attribute access is not allowed: '.__class__'"),
+        ("math.sqrt(4)", "attribute access is not allowed: '.sqrt'"),
+        ("[1, 2][0]", "subscripts are not allowed"),
+        ("'abc'", "strings are not allowed"),
+        ("b'abc'", "strings are not allowed"),
+        ("f'{1}'", "strings are not allowed"),
+        ("lambda: 1", "lambda is not allowed"),
+        ("(lambda: 1)()", "only the allowed functions can be called"),
+        ("sqrt(4)(2)", "only the allowed functions can be called"),
+        ("[i for i in (1, 2)]", "comprehensions are not allowed"),
+        ("sum(i for i in (1, 2))", "calling 'sum' is not allowed"),
+        ("__import__('os')", "calling '__import__' is not allowed"),
+        ("pi()", "calling 'pi' is not allowed"),
+        ("2 ^ 3", "operator '^' is not allowed: use ** for powers"),
+        ("1 << 2", "operator '<<' is not allowed"),
+        ("~1", "operator '~' is not allowed"),
+        ("not 1", "operator 'not' is not allowed"),
+        ("1 < 2", "comparisons are not allowed"),
+        ("1 and 2", "'and' / 'or' are not allowed"),
+        ("1 if 1 else 2", "conditional expressions are not allowed"),
+        ("(y := 1)", "assignment (:=) is not allowed"),
+        ("sqrt(*(4,))", "* unpacking is not allowed"),
+        ("(1, 2)", "Tuple is not allowed"),
+        ("1j", "complex numbers are not supported"),
+        ("True", "True and False are not numbers"),
+        ("None", "None is not a number"),
+    ],
+)
+def test_refusals_name_the_problem_and_what_is_allowed(expr: str, message: str) -> None:
+    with pytest.raises(CalculatorError) as caught:
+        evaluate(expr)
+    assert message in str(caught.value)
+    assert "Allowed: numbers, + - * / // % **, parentheses, functions sqrt," in str(caught.value)
+    assert str(caught.value).endswith("constants pi, e.")
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("round(2.567, ndigits=2)", "keyword arguments are not allowed: write round(x) or round(x, ndigits)"),
+        ("sqrt(1, 2)", "wrong number of arguments: use sqrt(x), got 2"),
+        ("min()", "wrong number of arguments: use min(a, b, ...), got 0"),
+        ("round(1.5, 2.5)", "ndigits must be a whole number"),
+        ("round(5, -5000)", "ndigits must be a whole number"),
+        ("sqrt", "sqrt is a function: call it as sqrt(x)"),
+        ("", "empty expression"),
+        ("1 +", "syntax error"),
+        ("1\x00", "null bytes"),
+        ("\ud800", "cannot read the expression"),
+    ],
+)
+def test_misuse_messages(expr: str, message: str) -> None:
+    with pytest.raises(CalculatorError) as caught:
+        evaluate(expr)
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("expr", "message"),
+    [
+        ("1 / 0", "division by zero: 1 / 0"),
+        ("1 // 0", "division by zero"),
+        ("1 % 0", "division by zero"),
+        ("1.5 / 0.0", "division by zero"),
+        ("0 ** -1", "division by zero: 0 ** (-1)"),
+        ("log(1, 1)", "division by zero"),
+        ("1e308 * 10", "overflow: 1e+308 * 10 is beyond the float range"),
+        ("exp(1000)", "overflow: exp(1000)"),
+        ("2.0 ** 5000", "overflow"),
+        ("1e999", "overflow"),
+        ("10 ** 400 / 3", "overflow: a number of about 400 digits / 3"),
+        ("10 ** 400 + 0.5", "overflow"),
+        ("sqrt(2 * 10 ** 400)", "overflow: sqrt(a number of about 400 digits)"),
+        ("sin(10 ** 3000)", "overflow"),
+        ("sqrt(-1)", "domain error: sqrt(-1) is undefined for real numbers"),
+        ("log(0)", "domain error: log(0)"),
+        ("log(-1)", "domain error"),
+        ("log10(0)", "domain error"),
+        ("(-8) ** 0.5", "domain error: (-8) ** 0.5 has no real result"),
+    ],
+)
+def test_arithmetic_errors(expr: str, message: str) -> None:
+    with pytest.raises(CalculatorError) as caught:
+        evaluate(expr)
+    assert message in str(caught.value)
+
+
+WORST_CASES = {
+    "tower 9**9**9**9": "9**9**9**9",
+    "10**10**10": "10**10**10",
+    "tower of six 2s": "2**2**2**2**2**2",
+    "product of huge powers": "99999**99999*99999**99999",
+    "10,000 nested parens": "(" * 10_000 + "1" + ")" * 10_000,
+    "4,000 nested parens": "(" * 4_000 + "1" + ")" * 4_000,
+    "9,999 unary minuses": "-" * 9_999 + "1",
+    "3,333-high power tower": "2**" * 3_333 + "2",
+    "5,000-term sum": "+".join(["1"] * 5_000),
+    "factorial 1999!": "*".join(str(n) for n in range(1, 2_000)),
+    "squaring up": "(((((((2**64)**2)**2)**2)**2)**2)**2)**2*(2**8000)",
+    "1 MB input": "1+" * 500_000,
+    "40,000-bit hex literal": "0x" + "f" * 9_990,
+    "5,000-digit literal": "9" * 5_000,
+}
+
+
+@pytest.mark.parametrize("expr", WORST_CASES.values(), ids=WORST_CASES.keys())
+def test_worst_cases_are_refused_fast(expr: str) -> None:
+    with pytest.raises(CalculatorError):
+        timed_evaluate(expr)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "+".join(["sqrt(7**4700)"] * 700),
+        "+".join(["7**4700//7**2350"] * 580),
+        "+".join(["10**1999*10**1999//7**2000"] * 360),
+    ],
+    ids=["700 roots", "580 divisions", "360 multiply-divides"],
+)
+def test_the_heaviest_allowed_inputs_compute_fast(expr: str) -> None:
+    assert len(expr) <= 10_000
+    assert type(timed_evaluate(expr)) is int
+
+
+def test_huge_power_message_says_how_large() -> None:
+    with pytest.raises(CalculatorError, match=r"9 \*\* 387420489 would have about 369,693,100 digits"):
+        evaluate("9**9**9**9")
+    with pytest.raises(CalculatorError, match="expression too long: 1,000,000 characters"):
+        evaluate("1" * 1_000_000)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (30.0, "30"),
+        (0.1 + 0.2, "0.3"),
+        (1.1 * 1.1, "1.21"),
+        (-0.0, "0"),
+        (1e15, "1000000000000000"),
+        (1e16, "1e+16"),
+        (2.5e-7, "2.5e-07"),
+        (1 / 3, "0.333333333333333"),
+        (-3, "-3"),
+        (10**30, "1" + "0" * 30),
+    ],
+)
+def test_format_number(value: int | float, expected: str) -> None:
+    assert format_number(value) == expected
+
+
+def test_the_allow_list_is_exactly_the_spec() -> None:
+    expected = {"sqrt", "log", "log10", "exp", "sin", "cos", "tan", "abs", "round", "floor", "ceil", "min", "max"}
+    assert set(FUNCTIONS) == expected
+    assert set(CONSTANTS) == {"pi", "e"}
+
+
+def test_the_module_never_calls_eval_exec_or_compile() -> None:
+    tree = ast.parse(Path(calculator_module.__file__).read_text(encoding="utf-8"))
+    called = {node.func.id for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert not called & {"eval", "exec", "compile", "__import__"}
+
+
+def test_through_the_registry_errors_become_results_the_model_can_read() -> None:
+    registry = ToolRegistry([calculator])
+    ok = registry.call("calculator", json.dumps({"expr": "(2 + 3) * sqrt(16)"}))
+    assert (ok.content, ok.is_error) == ("20", False)
+    failed = registry.call("calculator", json.dumps({"expr": "1 / 0"}))
+    assert failed.is_error
+    assert failed.content == "CalculatorError: division by zero: 1 / 0"
+    schema = registry.openai_tools()[0]["function"]
+    assert schema["parameters"]["properties"]["expr"]["description"].startswith("An arithmetic expression")
+    assert len(schema["description"]) < 250  # it is sent with every request
+
+
+# -- properties ------------------------------------------------------------------------------------------
+
+Pair = tuple[str, int]
+
+
+def _combine(children: st.SearchStrategy[Pair]) -> st.SearchStrategy[Pair]:
+    """Build an expression and its value together, so the test needs no evaluator of its own."""
+    binary = st.tuples(children, st.sampled_from(["+", "-", "*"]), children).map(
+        lambda t: (
+            f"({t[0][0]}) {t[1]} ({t[2][0]})",
+            {"+": t[0][1] + t[2][1], "-": t[0][1] - t[2][1], "*": t[0][1] * t[2][1]}[t[1]],
+        )
+    )
+    negated = children.map(lambda c: (f"-({c[0]})", -c[1]))
+    return binary | negated
+
+
+_int_leaf = st.integers(0, 10**6).map(lambda n: (str(n), n))
+_power_leaf = st.tuples(st.integers(0, 10**4), st.integers(0, 4)).map(lambda t: (f"{t[0]} ** {t[1]}", t[0] ** t[1]))
+integer_expressions = st.recursive(_int_leaf | _power_leaf, _combine, max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(integer_expressions)
+def test_integer_expressions_are_exact(pair: Pair) -> None:
+    text, expected = pair
+    value = timed_evaluate(text)
+    assert type(value) is int
+    assert value == expected
+    assert calculator(text) == str(expected)
+
+
+_number = st.one_of(
+    st.integers(-(10**30), 10**30).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.sampled_from(["pi", "e", "0", "1", "9**9**9", "10**3999"]),
+)
+_hostile = st.sampled_from(["x", "1j", "True", "'s'", "().__class__", "[1][0]", "lambda: 1", "f()()"])
+
+
+def _grow(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Allowed operators and functions with the right number of arguments: these mostly compute."""
+    binary = st.tuples(children, st.sampled_from(["+", "-", "*", "/", "//", "%", "**"]), children)
+    unary = st.tuples(st.sampled_from(["-", "+"]), children).map("".join)
+    calls = [
+        st.lists(children, min_size=f.min_args, max_size=min(f.max_args, 3)).map(
+            lambda args, name=name: f"{name}({', '.join(args)})"
+        )
+        for name, f in FUNCTIONS.items()
+    ]
+    return binary.map(lambda t: f"({t[0]}){t[1]}({t[2]})") | unary | st.one_of(calls)
+
+
+def _grow_hostile(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """The same, plus refused operators, names and wrong arities: these mostly fail, somewhere deep."""
+    binary = st.tuples(children, st.sampled_from(["^", "<<", "<", "and", "@"]), children)
+    unary = st.tuples(st.sampled_from(["~", "not "]), children).map("".join)
+    call = st.tuples(st.sampled_from([*FUNCTIONS, "print", "__import__"]), st.lists(children, max_size=4))
+    return (
+        _grow(children)
+        | binary.map(lambda t: f"({t[0]}) {t[1]} ({t[2]})")
+        | unary
+        | call.map(lambda t: f"{t[0]}({', '.join(t[1])})")
+    )
+
+
+valid_expressions = st.recursive(_number, _grow, max_leaves=30)
+hostile_expressions = st.recursive(_number | _hostile, _grow_hostile, max_leaves=30)
+garbage = st.text(max_size=200) | st.text(alphabet="0123456789.+-*/%()^ ejx,_", max_size=200)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(valid_expressions | hostile_expressions | garbage)
+def test_anything_gives_a_number_or_a_calculator_error(expr: str) -> None:
+    try:
+        value = timed_evaluate(expr)
+    except CalculatorError:
+        return  # a refusal is a fine outcome; any other exception fails the test
+    assert type(value) in (int, float)
+    assert format_number(value)
