@@ -1,0 +1,32 @@
+"""Protocol adapters: how a Conversation and the tools become a request, and a reply becomes a ModelTurn."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agentcli.adapters.base import Adapter, ModelTurn
+from agentcli.adapters.json_mode import JsonAdapter
+from agentcli.adapters.native import NativeAdapter
+from agentcli.adapters.react import ReactAdapter
+from agentcli.errors import ConfigError
+from agentcli.tools.registry import ToolRegistry
+
+__all__ = ["MODES", "Adapter", "JsonAdapter", "ModelTurn", "NativeAdapter", "ReactAdapter", "make_adapter"]
+
+_FACTORIES: dict[str, Callable[[ToolRegistry], Adapter]] = {
+    "native": lambda tools: NativeAdapter(),
+    "react": ReactAdapter,
+    "json": JsonAdapter,
+    "auto": lambda tools: NativeAdapter(fallback=ReactAdapter(tools)),
+}
+
+MODES = tuple(_FACTORIES)
+"""The protocol modes, as `--mode` accepts them."""
+
+
+def make_adapter(mode: str, tools: ToolRegistry) -> Adapter:
+    """The adapter of a mode; "auto" is native that falls back to react when the server rejects `tools`."""
+    factory = _FACTORIES.get(mode)
+    if factory is None:
+        raise ConfigError(f"Unknown mode {mode!r}; choose one of {', '.join(MODES)}.")
+    return factory(tools)
