@@ -1,0 +1,123 @@
+"""The workspace sandbox: a path from the model becomes a real path inside one root, or a clear refusal."""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import os
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+DEFAULT_DENY: tuple[str, ...] = (
+    ".env*",
+    "!.env.example",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "*.pem",
+    "*.key",
+    ".git",
+)
+"""Secrets refused by default: dotenv files (but the example), private keys, git internals.
+
+Each pattern is matched case-insensitively (fnmatch) against every part of the resolved relative path, so
+`.git` covers everything under it; a pattern with a `/` is matched against the whole relative path instead.
+A pattern starting with `!` exempts the names it matches from the others.
+"""
+
+QUOTE_LIMIT = 120
+"""Characters of a path an error message quotes back: a 100,000-character name must not fill the context."""
+
+SCAN_LIMIT = 1000
+"""Directory entries looked at for a "did you mean": a huge directory must not make an error slow."""
+
+
+def quote_path(path: str) -> str:
+    """A path as messages show it: quoted, control characters and surrogates escaped, long ones shortened."""
+    return repr(path if len(path) <= QUOTE_LIMIT else path[:QUOTE_LIMIT] + "…")
+
+
+class Workspace:
+    """A root directory the file tools may read under, and the names they must refuse."""
+
+    def __init__(self, root: str | Path = ".", deny: Sequence[str] = DEFAULT_DENY) -> None:
+        if isinstance(deny, str):
+            raise TypeError("deny takes a sequence of patterns, not a single string")
+        self.root = Path(os.path.realpath(root))
+        if not self.root.is_dir():
+            raise NotADirectoryError(f"workspace root {quote_path(str(root))} is not a directory")
+        self.deny = tuple(deny)
+        # (as matched, as written): ".git/" reads as ".git"; messages quote the pattern as configured
+        patterns = [(pattern.lower().rstrip("/"), pattern.rstrip("/")) for pattern in deny]
+        self._deny = [(p, shown) for p, shown in patterns if not p.startswith("!")]
+        self._allow = [p[1:] for p, _ in patterns if p.startswith("!")]
+
+    def resolve(self, path: str) -> Path:
+        """The real path of `path` (relative to the root, or absolute inside it); anything else is refused."""
+        _check_syntax(path)
+        candidate = Path(path) if os.path.isabs(path) else self.root / path
+        real = Path(os.path.realpath(candidate))  # non-strict: a missing file is reported later, by the reader
+        if not real.is_relative_to(self.root):
+            if Path(os.path.normpath(candidate)).is_relative_to(self.root):
+                where = "is a symbolic link (or goes through one) that leads outside the workspace"
+            else:
+                where = "is outside the workspace"
+            raise PermissionError(
+                f"{quote_path(path)} {where}; only files inside the workspace root can be read "
+                "(give a path relative to it)"
+            )
+        pattern = self.denied_by(real)
+        if pattern is not None:
+            same = Path(os.path.normpath(candidate)) == real
+            via = "" if same else f" (it resolves to {quote_path(self.relative(real))})"
+            raise PermissionError(
+                f"{quote_path(path)} is refused as a secret{via}: it matches the deny pattern {pattern!r}. "
+                "Other files in the workspace can be read."
+            )
+        return real
+
+    def relative(self, path: Path) -> str:
+        """`path` relative to the root, with forward slashes ("." for the root itself), for display."""
+        return path.relative_to(self.root).as_posix()
+
+    def denied_by(self, path: Path) -> str | None:
+        """The deny pattern a resolved path inside the root matches, or None if it may be read."""
+        rel = path.relative_to(self.root)
+        whole = rel.as_posix().lower()
+        for pattern, shown in self._deny:
+            names = [whole] if "/" in pattern else [part.lower() for part in rel.parts]
+            if any(fnmatchcase(name, pattern) and not self._exempt(name) for name in names):
+                return shown
+        return None
+
+    def near_matches(self, missing: Path, limit: int = 3) -> list[str]:
+        """Readable files beside a missing resolved path whose names look like its name (a "did you mean")."""
+        parent = missing.parent
+        if len(missing.name) > 255 or not parent.is_relative_to(self.root):
+            return []  # no real name is that long; difflib on it would only be slow
+        try:
+            with os.scandir(parent) as entries:
+                names = [entry.name for entry in itertools.islice(entries, SCAN_LIMIT)]
+        except (OSError, ValueError):
+            return []
+        readable = [name for name in names if self.denied_by(parent / name) is None]
+        return [self.relative(parent / name) for name in difflib.get_close_matches(missing.name, readable, limit)]
+
+    def _exempt(self, name: str) -> bool:
+        return any(fnmatchcase(name, pattern) for pattern in self._allow)
+
+
+def _check_syntax(path: str) -> None:
+    """Refuse paths no file system can hold, with a message instead of a low-level crash."""
+    if not path:
+        raise ValueError("path is empty; give a file path relative to the workspace root")
+    if "\0" in path:
+        raise ValueError(f"path {quote_path(path)} contains a NUL byte, which no file name can contain")
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        raise ValueError(
+            f"path {quote_path(path)} contains characters that cannot be part of a file name here"
+        ) from None
