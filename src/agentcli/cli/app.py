@@ -17,6 +17,7 @@ app = typer.Typer(
     'LLM_MODEL_NAME (environment or .env), then: agent ask "..."',
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )

@@ -9,7 +9,6 @@ import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, guarded
-from agentcli.cli.session import answer_question
 
 
 @guarded
@@ -41,6 +40,7 @@ def ask(
         model=model,
     )
     from agentcli.agent import Agent
+    from agentcli.cli.session import answer_question
     from agentcli.render import make_renderer
 
     renderer = make_renderer(opt.output_kind(output), sys.stdout, sys.stderr)

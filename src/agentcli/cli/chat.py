@@ -11,7 +11,6 @@ import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import EXIT_ANSWER, guarded
-from agentcli.cli.session import answer_question
 
 HELP = """Commands:
   /help    this text
@@ -73,6 +72,7 @@ def chat(
         model=model,
     )
     from agentcli.agent import Agent
+    from agentcli.cli.session import answer_question
     from agentcli.render import make_renderer
 
     agent = Agent(settings)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
-from agentcli.agent import Agent
 from agentcli.events import Event, RunFinished, ToolCalled
-from agentcli.render import Renderer
+
+if TYPE_CHECKING:  # the engine is imported only when a question is asked: `agent --help` stays fast
+    from agentcli.agent import Agent
+    from agentcli.render import Renderer
 
 
 def where(event: Event | None) -> str:

@@ -37,6 +37,7 @@ class RichRenderer:
         self._out_file = out
         self._err = Console(file=err, highlight=False)
         self._live: Live | None = None
+        self._thinking_open = False
         self._title = ""
         self._text = ""
         self._calls: dict[str, ToolCalled] = {}
@@ -46,8 +47,10 @@ class RichRenderer:
             case StepStarted(step=step, max_steps=limit):
                 self._title = f"THINKING · step {step}/{limit}"
                 self._text = ""
-                self._live = Live(self._thinking(waiting=True), console=self._err, refresh_per_second=12)
-                self._live.start()
+                self._thinking_open = True
+                if self._err.is_terminal:  # live streaming only where a screen can be redrawn
+                    self._live = Live(self._thinking(waiting=True), console=self._err, refresh_per_second=12)
+                    self._live.start()
             case ModelTextDelta(text=text):
                 self._text += text
                 if self._live is not None:
@@ -94,7 +97,13 @@ class RichRenderer:
         return Panel(Group(*parts), title=self._title, title_align="left", border_style="blue")
 
     def _end_live(self, final: Panel | None) -> None:
+        """Close the THINKING panel of this step, showing `final` as its last state."""
+        if not self._thinking_open:
+            return
+        self._thinking_open = False
         if self._live is None:
+            if final is not None:
+                self._err.print(final)
             return
         if final is not None:
             self._live.update(final, refresh=True)

@@ -1,0 +1,79 @@
+"""`agent chat`: piped input, memory across turns, the slash commands, Ctrl-C cancelling one turn."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.cli.conftest import RunAgent, agent_env
+from tests.support.scripted_server import ScriptedServer, text
+
+
+def test_memory_across_turns_and_reset(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+    scripted_server.script = [text("Hi Ana"), text("You are Ana"), text("I do not know")]
+    done = run_agent("chat", "--no-judge", input="my name is Ana\nwho am I?\n/reset\nwho am I?\n")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["Hi Ana", "You are Ana", "I do not know"]
+    second, third = scripted_server.requests[1]["messages"], scripted_server.requests[2]["messages"]
+    assert [m["content"] for m in second[1:]] == ["my name is Ana", "Hi Ana", "who am I?"]
+    assert [m["content"] for m in third[1:]] == ["who am I?"]
+    assert "conversation cleared" in done.stderr
+
+
+def test_slash_commands_and_exit(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+    done = run_agent("chat", input="/help\n/tools\n/bogus\n/exit\nnever asked\n")
+    assert done.returncode == 0, done.stderr
+    assert "/reset" in done.stderr
+    assert "read_file:" in done.stderr and "calculator:" in done.stderr
+    assert "unknown command /bogus" in done.stderr
+    assert scripted_server.requests == []
+
+
+def test_eof_ends_the_session(run_agent: RunAgent) -> None:
+    assert run_agent("chat", input="").returncode == 0
+
+
+def test_ctrl_c_cancels_the_turn_not_the_session(scripted_server: ScriptedServer, workspace: Path) -> None:
+    scripted_server.script = [text("slow").delayed(30), text("second answer")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "chat", "--no-judge"],
+        cwd=workspace,
+        env=agent_env(scripted_server),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stderr is not None
+    proc.stdin.write("first question\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 20
+    while not scripted_server.requests:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _read_until(proc, "turn cancelled")
+    out, err = proc.communicate("second question\n", timeout=20)
+    assert proc.returncode == 0, err
+    assert out.strip().endswith("second answer")
+    # the cancelled turn left nothing behind: the second request starts afresh
+    assert [m["content"] for m in scripted_server.requests[1]["messages"][1:]] == ["second question"]
+
+
+def _read_until(proc: subprocess.Popen[str], needle: str) -> None:
+    assert proc.stderr is not None
+    fd = proc.stderr.fileno()
+    os.set_blocking(fd, False)
+    seen = ""
+    deadline = time.monotonic() + 20
+    while needle not in seen:
+        assert time.monotonic() < deadline, seen
+        select.select([fd], [], [], 0.1)
+        chunk = os.read(fd, 4096) if select.select([fd], [], [], 0)[0] else b""
+        seen += chunk.decode(errors="replace")
+    os.set_blocking(fd, True)

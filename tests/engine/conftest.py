@@ -1,0 +1,47 @@
+"""Agents wired to the scripted server, in a workspace with a notes file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentcli.agent import Agent
+from agentcli.config import Secret, Settings
+from tests.support.scripted_server import ScriptedServer
+
+MakeAgent = Callable[..., Agent]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "notes.txt").write_text("first number: 6\nsecond number: 7\n", encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def make_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[MakeAgent]:
+    """`make_agent(judge=False, max_steps=5, ...)`: an Agent on the scripted server, no client retries."""
+    made: list[Agent] = []
+
+    def make(**overrides: Any) -> Agent:
+        values: dict[str, Any] = {
+            "model": "test-model",
+            "base_url": scripted_server.base_url,
+            "api_key": Secret("sk-test-SECRET-1234"),
+            "workspace": workspace,
+            "judge": False,
+            "max_retries": 0,
+            "timeout": 10.0,
+        }
+        values.update(overrides)
+        made.append(Agent(Settings(**values)))
+        return made[-1]
+
+    yield make
+    for agent in made:
+        agent.close()

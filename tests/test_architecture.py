@@ -1,0 +1,98 @@
+"""The shape of the package: one-way imports, a pinned public API, a lazy start."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agentcli
+
+PACKAGE = Path(agentcli.__file__).parent
+
+# A layer may import only from the layers listed for it (and from itself and the shared leaf modules).
+SHARED = {"agentcli.errors", "agentcli.events", "agentcli.config", "agentcli.llm.types", "agentcli"}
+ALLOWED = {
+    "tools": set(),
+    "llm": set(),
+    "adapters": {"tools", "llm"},
+    "engine": {"adapters", "tools", "llm"},
+    "render": set(),
+    "agent": {"engine", "adapters", "tools", "llm"},
+    "cli": {"agent", "render", "adapters", "tools", "llm", "engine"},
+}
+
+
+def imports_of(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_flow_one_way(path: Path) -> None:
+    own = "agentcli." + ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
+    own_layer = layer_of(own)
+    for name in imports_of(path):
+        if name.split(".")[0] in ("typer", "rich"):
+            assert own_layer in ("cli", "render"), f"{own} imports {name}: only cli/ and render/ may"
+        if not name.startswith("agentcli") or name in SHARED or own_layer not in ALLOWED:
+            continue
+        target = layer_of(name)
+        if target in ("errors", "events", "config", "__main__", "") or target == own_layer:
+            continue
+        assert target in ALLOWED[own_layer], f"{own} imports {name}: {own_layer} may not depend on {target}"
+
+
+def test_nothing_evaluates_strings() -> None:
+    for path in MODULES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                assert node.func.id not in ("eval", "exec", "compile"), f"{path} calls {node.func.id}"
+
+
+def test_the_public_api_is_pinned() -> None:
+    assert agentcli.__all__ == [
+        "Agent",
+        "Conversation",
+        "Engine",
+        "RunResult",
+        "Settings",
+        "Tool",
+        "ToolRegistry",
+        "ToolResult",
+        "__version__",
+        "builtin_tools",
+        "load_settings",
+    ]
+    for name in agentcli.__all__:
+        assert getattr(agentcli, name) is not None
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["tools", "list"], ["tools", "list", "--json"]])
+def test_startup_does_not_import_openai(argv: list[str]) -> None:
+    code = (
+        "import sys\n"
+        f"sys.argv = ['agent', *{argv!r}]\n"
+        "from agentcli.cli.app import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "assert 'openai' not in sys.modules, 'openai was imported'\n"
+        "assert 'agentcli.engine.loop' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
