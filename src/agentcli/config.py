@@ -8,9 +8,6 @@ from pathlib import Path
 
 from agentcli.errors import ConfigError
 
-MODES = ("native", "react", "json", "auto")
-OUTPUTS = ("rich", "plain", "json")
-
 MISSING_MODEL_MESSAGE = (
     "No model is configured. Set LLM_API_KEY, LLM_BASE_URL and LLM_MODEL_NAME in the environment or in a "
     ".env file in the current directory (copy .env.example for working examples for OpenAI, DeepSeek, Qwen "
@@ -50,7 +47,7 @@ class Settings:
     api_key: Secret = field(default_factory=lambda: Secret(""))
     """The API key (LLM_API_KEY); local servers accept any non-empty value."""
     mode: str = "native"
-    """Protocol mode: native, react, json or auto."""
+    """Protocol mode: native, react, json or auto (checked where the adapter is made)."""
     judge: bool = True
     """Whether a separate completion checks the answer before it is accepted."""
     max_steps: int = 15
@@ -105,8 +102,6 @@ def _read_dotenv(path: Path) -> dict[str, str | None]:
 
 
 def _validated(settings: Settings) -> Settings:
-    if settings.mode not in MODES:
-        raise ConfigError(f"Unknown mode {settings.mode!r}: choose one of {', '.join(MODES)}.")
     if settings.max_steps < 1:
         raise ConfigError(f"--max-steps must be at least 1, got {settings.max_steps}.")
     workspace = Path(settings.workspace).expanduser()

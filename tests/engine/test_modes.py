@@ -1,0 +1,135 @@
+"""The same task in every protocol mode, against a server that rejects `tools`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from agentcli.events import FormatProblem, JudgeVerdict, ModeSwitched, ToolReturned
+from tests.engine.conftest import MakeAgent
+from tests.support.scripted_server import Reply, ScriptedServer, error, judge_pass, text
+
+TASK = "read notes.txt and multiply the two numbers in it"
+
+REACT_STEPS = [
+    'Thought: I need the numbers.\nAction: read_file\nAction Input: {"path": "notes.txt"}',
+    'Thought: 6 and 7.\nAction: `calculator`\nAction Input: ```json\n{"expr": "6 * 7"}\n```',
+    "Thought: done.\nFinal Answer: The product is 42.",
+]
+JSON_STEPS = [
+    {"thought": "I need the numbers.", "action": "read_file", "params": {"path": "notes.txt"}},
+    {"thought": "6 and 7.", "action": "calculator", "params": {"expr": "6 * 7"}},
+    {"final_answer": "The product is 42."},
+]
+
+
+def observations(request: dict[str, Any]) -> int:
+    return sum(1 for m in request["messages"] if m["role"] == "user" and m["content"].startswith("Observation:"))
+
+
+def is_judge(request: dict[str, Any]) -> bool:
+    return "Draft answer" in request["messages"][-1]["content"]
+
+
+def no_tools_server(steps: list[str]) -> Any:
+    """Rejects `tools` like a vLLM without a tool parser; answers the text protocol by progress."""
+
+    def script(request: dict[str, Any]) -> Reply:
+        if "tools" in request:
+            return error(400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser')
+        if is_judge(request):
+            return judge_pass()
+        return text(steps[observations(request)])
+
+    return script
+
+
+@pytest.mark.parametrize(
+    ("mode", "steps"),
+    [("react", REACT_STEPS), ("json", [json.dumps(step) for step in JSON_STEPS]), ("auto", REACT_STEPS)],
+)
+def test_text_modes_solve_the_task_without_tools(
+    scripted_server: ScriptedServer, make_agent: MakeAgent, mode: str, steps: list[str]
+) -> None:
+    scripted_server.script = no_tools_server(steps)
+    result = make_agent(mode=mode, judge=True).run(TASK)
+    assert result.status == "finished"
+    assert result.answer == "The product is 42."
+    contents = [e.content for e in result.events if isinstance(e, ToolReturned)]
+    assert "first number: 6" in contents[0]
+    assert contents[1] == "42"
+    assert any(isinstance(e, JudgeVerdict) and e.passed for e in result.events)
+    text_requests = [r for r in scripted_server.requests if "tools" not in r and not is_judge(r)]
+    for request in text_requests:
+        assert "tools" not in request
+        if mode == "json":
+            assert request["response_format"] == {"type": "json_object"}
+        else:
+            assert "\nObservation:" in request["stop"]
+    switched = [e for e in result.events if isinstance(e, ModeSwitched)]
+    assert [(e.old, e.new) for e in switched] == ([("native", "react")] if mode == "auto" else [])
+
+
+def test_native_mode_without_tools_support_fails_with_advice(
+    scripted_server: ScriptedServer, make_agent: MakeAgent
+) -> None:
+    scripted_server.script = no_tools_server(REACT_STEPS)
+    result = make_agent(mode="native").run(TASK)
+    assert result.status == "failed"
+    reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
+    assert "--mode react" in reason
+
+
+def test_an_invented_observation_and_answer_are_never_accepted(
+    scripted_server: ScriptedServer, make_agent: MakeAgent
+) -> None:
+    # a server that ignores `stop` lets the model write the observation and an answer of its own
+    leaky = (
+        'Thought: read it.\nAction: read_file\nAction Input: {"path": "notes.txt"}\n'
+        "Observation: first number: 100\nThought: easy.\nFinal Answer: The product is 1000."
+    )
+    scripted_server.script = no_tools_server([leaky, REACT_STEPS[1], REACT_STEPS[2]])
+    result = make_agent(mode="react").run(TASK)
+    assert result.answer == "The product is 42."
+    assert all("1000" not in json.dumps(m) for m in result.transcript)
+    for request in scripted_server.requests:
+        assert "1000" not in json.dumps(request["messages"])
+
+
+def test_react_format_errors_go_back_to_the_model_then_end_the_run(
+    scripted_server: ScriptedServer, make_agent: MakeAgent
+) -> None:
+    broken = "Thought: x\nAction: calculator\nAction Input: {expr: 6*7"
+    scripted_server.script = lambda request: text(broken)
+    result = make_agent(mode="react").run(TASK)
+    problems = [e for e in result.events if isinstance(e, FormatProblem)]
+    assert len(problems) == 3
+    assert result.status == "failed"
+    second = scripted_server.requests[1]["messages"]
+    assert second[-2] == {"role": "assistant", "content": broken}
+    assert second[-1]["role"] == "user"
+    assert second[-1]["content"] == problems[0].hint
+
+
+def test_guards_work_in_text_modes(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+    scripted_server.script = lambda request: text(REACT_STEPS[0])
+    result = make_agent(mode="react").run(TASK)
+    results = [e for e in result.events if isinstance(e, ToolReturned)]
+    assert [r.skipped for r in results] == [False, True, True, True]
+    assert result.status == "failed"
+
+
+def test_json_mode_judge_rejection_and_recovery(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+    replies = iter(
+        [
+            text(json.dumps({"final_answer": "6"})),
+            text(json.dumps({"passed": False, "missing": "the product"})),
+            text("Sure! ```json\n" + json.dumps({"final_answer": "42"}) + "\n```"),
+            judge_pass(),
+        ]
+    )
+    scripted_server.script = lambda request: next(replies)
+    result = make_agent(mode="json", judge=True).run(TASK)
+    assert result.answer == "42"
