@@ -31,9 +31,7 @@ class Adapter(Protocol):
     fallback: Adapter | None
     """The adapter to switch to when the server rejects this one's requests (auto mode), else None."""
 
-    def build_request(
-        self, system_prompt: str, messages: Sequence[Message], tools: ToolRegistry
-    ) -> ChatRequest:
+    def build_request(self, system_prompt: str, messages: Sequence[Message], tools: ToolRegistry) -> ChatRequest:
         """The request for the next step: the system prompt first, then the Conversation, unchanged in order."""
         ...
 

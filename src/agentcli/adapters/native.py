@@ -20,9 +20,7 @@ class NativeAdapter:
     def system_prompt(self, base: str, tools: ToolRegistry) -> str:
         return base
 
-    def build_request(
-        self, system_prompt: str, messages: Sequence[Message], tools: ToolRegistry
-    ) -> ChatRequest:
+    def build_request(self, system_prompt: str, messages: Sequence[Message], tools: ToolRegistry) -> ChatRequest:
         request: ChatRequest = {"messages": [{"role": "system", "content": system_prompt}, *messages]}
         if len(tools):
             request["tools"] = tools.openai_tools()

@@ -111,14 +111,8 @@ class OpenAIChatClient:
         if status is None:
             return LLMError(f"The model endpoint failed: {message}")
         lowered = message.lower()
-        if (
-            "tools" in request
-            and status in TOOLS_REJECTED_STATUSES
-            and any(w in lowered for w in TOOLS_WORDS)
-        ):
-            return ToolsUnsupportedError(
-                f"The server rejected tool calling ({status}): {message}", status=status
-            )
+        if "tools" in request and status in TOOLS_REJECTED_STATUSES and any(w in lowered for w in TOOLS_WORDS):
+            return ToolsUnsupportedError(f"The server rejected tool calling ({status}): {message}", status=status)
         return LLMError(f"The model endpoint answered {status}: {message}", status=status)
 
     def _scrub(self, text: str) -> str:
