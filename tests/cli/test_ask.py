@@ -122,9 +122,14 @@ def test_ctrl_c_ends_the_run_with_130(scripted_server: ScriptedServer, workspace
         stderr=subprocess.PIPE,
         text=True,
     )
-    _wait_for_request(scripted_server)
-    proc.send_signal(signal.SIGINT)
-    _out, err = proc.communicate(timeout=20)
+    try:
+        _wait_for_request(scripted_server)
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 130
     assert "interrupted at step 1" in err
     assert "Traceback" not in err

@@ -49,16 +49,21 @@ def test_ctrl_c_cancels_the_turn_not_the_session(scripted_server: ScriptedServer
         stderr=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdin is not None and proc.stderr is not None
-    proc.stdin.write("first question\n")
-    proc.stdin.flush()
-    deadline = time.monotonic() + 20
-    while not scripted_server.requests:
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGINT)
-    _read_until(proc, "turn cancelled")
-    out, err = proc.communicate("second question\n", timeout=20)
+    try:
+        assert proc.stdin is not None and proc.stderr is not None
+        proc.stdin.write("first question\n")
+        proc.stdin.flush()
+        deadline = time.monotonic() + 20
+        while not scripted_server.requests:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _read_until(proc, "turn cancelled")
+        out, err = proc.communicate("second question\n", timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
     assert proc.returncode == 0, err
     assert out.strip().endswith("second answer")
     # the cancelled turn left nothing behind: the second request starts afresh

@@ -1,0 +1,62 @@
+"""Fixtures every test gets: a clean environment, the scripted chat server, a server that is down."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import settings
+
+# pytest puts only tests/ on sys.path; tests and bench/ both import `tests.support...` from the repo root.
+REPO_ROOT = str(Path(__file__).resolve().parents[1])
+if REPO_ROOT not in sys.path:
+    sys.path.insert(0, REPO_ROOT)
+
+from tests.support.scripted_server import ScriptedServer, unused_base_url  # noqa: E402
+
+if TYPE_CHECKING:
+    import openai
+
+pytest_plugins = ["pytester"]  # test_scripted_server.py runs a test to see the fixture fail it
+
+settings.register_profile("ci", deadline=None, print_blob=True)
+settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+CLEARED_PREFIXES = ("LLM_", "OPENAI_")
+
+
+@pytest.fixture(autouse=True)
+def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No LLM_* / OPENAI_* variables, loopback never proxied, and a fresh empty cwd (so no .env is found)."""
+    for name in list(os.environ):
+        if name.upper().startswith(CLEARED_PREFIXES):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
+@pytest.fixture
+def scripted_server() -> Iterator[ScriptedServer]:
+    """A running ScriptedServer; the test fails at teardown if it received a bad request."""
+    with ScriptedServer() as server:
+        yield server
+
+
+@pytest.fixture
+def down_base_url() -> str:
+    """A base URL where nothing listens."""
+    return unused_base_url()
+
+
+@pytest.fixture
+def openai_client(scripted_server: ScriptedServer) -> Iterator[openai.OpenAI]:
+    """The real openai client pointed at `scripted_server`, no retries, closed after the test."""
+    import openai
+
+    with openai.OpenAI(base_url=scripted_server.base_url, api_key="test-key", max_retries=0) as client:
+        yield client

@@ -1,0 +1,644 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1, for tests and benchmarks.
+
+The real `openai` client talks to it over real HTTP. A script decides each reply from the request it
+receives. Every request is recorded and validated: the Chat Completions request schema, a `model`, and
+"every assistant tool call is answered, in order, before anything else". A bad request gets an OpenAI-style
+400 and is recorded in `violations`; leaving the context manager raises if any were recorded (unless
+`expect_violations` is set).
+
+    with ScriptedServer([tool_calls(("read_file", {"path": "a.txt"})), text("done")]) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="test-key")
+
+Only the standard library and jsonschema, so `bench/` can import it too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import math
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from socketserver import TCPServer
+from types import TracebackType
+from typing import Any, TypeAlias
+
+import jsonschema
+from jsonschema.exceptions import ValidationError, best_match
+
+SCHEMA_PATH = Path(__file__).with_name("chat_request.schema.json")
+"""The repo's copy of the request schema; the one the server loads."""
+
+SHARED_SCHEMA_PATH = Path(__file__).resolve().parents[2].parent / "shared" / "openai" / "chat_request.schema.json"
+"""Where the original lives (a sibling `shared/` of the repo); only a test compares the copy with it."""
+
+CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+CREATED = 1_700_000_000
+FINGERPRINT = "fp_scripted"
+TEXT_PIECE = 4  # characters per streamed content delta
+ARGS_PIECE = 8  # characters per streamed arguments delta
+MAX_PIECES = 64  # longer strings are cut into at most this many deltas
+POLL_SECONDS = 0.01  # how soon serve_forever() notices shutdown(); the default 0.5 s slows every teardown
+
+UsageSpec: TypeAlias = tuple[int, int, int]
+"""(prompt_tokens, completion_tokens, cached_tokens)."""
+
+DEFAULT_USAGE: UsageSpec = (10, 5, 2)
+
+Request: TypeAlias = dict[str, Any]
+ArgumentsSpec: TypeAlias = Mapping[str, Any] | str
+CallSpec: TypeAlias = tuple[str, ArgumentsSpec] | tuple[str, ArgumentsSpec, str]
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    """One tool call to send; `id` None means the server numbers it (call_1, call_2, ... per server)."""
+
+    name: str
+    arguments: str
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted response. Build it with text(), tool_calls(), json_reply(), error(), drop() or raw()."""
+
+    content: str | None = None
+    tool_calls: tuple[ScriptedCall, ...] = ()
+    finish_reason: str | None = None  # None: "tool_calls" if there are tool calls, else "stop"
+    usage: UsageSpec = DEFAULT_USAGE
+    status: int = 200
+    body: bytes | None = None  # sent as is (error() and raw()), streamed or not
+    content_type: str = "application/json"
+    headers: Mapping[str, str] = field(default_factory=dict)
+    drop_after_chunks: int | None = None  # close without a response (0), or a stream after n SSE events
+    delay: float = 0.0  # seconds to wait before answering
+
+    def delayed(self, seconds: float) -> Reply:
+        """The same reply, sent after `seconds`."""
+        return replace(self, delay=seconds)
+
+    def dropped_after(self, chunks: int) -> Reply:
+        """The same reply, but a stream is cut after `chunks` SSE events (a non-stream gets no response)."""
+        return replace(self, drop_after_chunks=chunks)
+
+
+Responder: TypeAlias = Callable[[Request], Reply]
+Script: TypeAlias = Responder | Sequence[Reply | Responder]
+
+
+def text(content: str, *, usage: UsageSpec = DEFAULT_USAGE, finish_reason: str = "stop") -> Reply:
+    """An assistant text answer."""
+    return Reply(content=content, usage=usage, finish_reason=finish_reason)
+
+
+def tool_calls(*calls: CallSpec, content: str | None = None, usage: UsageSpec = DEFAULT_USAGE) -> Reply:
+    """Tool calls: (name, arguments) or (name, arguments, id); a dict is JSON-dumped, a str is sent as is."""
+    if not calls:
+        raise ValueError("tool_calls() needs at least one (name, arguments) pair")
+    specs = tuple(
+        ScriptedCall(
+            name=call[0],
+            arguments=call[1] if isinstance(call[1], str) else json.dumps(call[1]),
+            id=call[2] if len(call) == 3 else None,
+        )
+        for call in calls
+    )
+    return Reply(content=content, tool_calls=specs, usage=usage)
+
+
+def json_reply(obj: Any, *, usage: UsageSpec = DEFAULT_USAGE) -> Reply:
+    """An assistant text answer whose content is json.dumps(obj)."""
+    return text(json.dumps(obj), usage=usage)
+
+
+def judge_pass(*, usage: UsageSpec = DEFAULT_USAGE) -> Reply:
+    """The judge's verdict `{"passed": true, "missing": ""}`."""
+    return json_reply({"passed": True, "missing": ""}, usage=usage)
+
+
+def judge_fail(missing: str, *, usage: UsageSpec = DEFAULT_USAGE) -> Reply:
+    """The judge's verdict `{"passed": false, "missing": missing}`."""
+    return json_reply({"passed": False, "missing": missing}, usage=usage)
+
+
+def error(
+    status: int,
+    message: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    type: str | None = None,
+    code: str | None = None,
+    param: str | None = None,
+) -> Reply:
+    """An OpenAI-style error `{"error": {"message", "type", "param", "code"}}` with HTTP `status`."""
+    if type is None:
+        type = "server_error" if status >= 500 else "invalid_request_error"
+    body = {"error": {"message": message, "type": type, "param": param, "code": code}}
+    return Reply(status=status, body=json.dumps(body).encode(), headers=dict(headers or {}))
+
+
+def drop() -> Reply:
+    """Close the connection without sending any response."""
+    return Reply(drop_after_chunks=0)
+
+
+def raw(
+    body: bytes | str,
+    *,
+    status: int = 200,
+    content_type: str = "application/json",
+    headers: Mapping[str, str] | None = None,
+) -> Reply:
+    """Any bytes with any status (a garbled JSON body, an HTML error page...)."""
+    data = body.encode() if isinstance(body, str) else body
+    return Reply(status=status, body=data, content_type=content_type, headers=dict(headers or {}))
+
+
+def unused_base_url() -> str:
+    """A base URL on a 127.0.0.1 port where nothing listens: a server that is down."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """A decided reply and the valid request it answers (None for a refused one)."""
+
+    reply: Reply
+    request: Request | None
+    number: int
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as the server saw it."""
+
+    path: str
+    headers: dict[str, str]  # names lower-cased
+    body: Any  # the parsed JSON, None if it was not JSON
+    client_port: int  # the same port on two requests means the connection was kept alive
+
+
+class ScriptedServer:
+    """The scripted chat server: a context manager that starts and stops it (or call start() / stop())."""
+
+    def __init__(self, script: Script = ()) -> None:
+        self._lock = threading.Lock()
+        self.script = script
+        self.received: list[Received] = []
+        self.violations: list[str] = []
+        self.expect_violations = False
+        self._stopping = threading.Event()
+        self._call_ids = 0
+        self._httpd = _HTTPServer(self)
+        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, args=(POLL_SECONDS,), name="scripted-server", daemon=True
+        )
+
+    @property
+    def script(self) -> Script:
+        """A callable(request) -> Reply, or a list of replies (each may be such a callable) used in order."""
+        return self._script
+
+    @script.setter
+    def script(self, script: Script) -> None:
+        if isinstance(script, Reply) or not (callable(script) or isinstance(script, Sequence)):
+            raise TypeError(f"a script is a callable or a list of replies, not {script!r}")
+        with self._lock:
+            self._script, self._next = script, 0
+
+    @property
+    def remaining(self) -> int | None:
+        """How many scripted replies are left (None when the script is a callable)."""
+        return None if callable(self._script) else len(self._script) - self._next
+
+    @property
+    def requests(self) -> list[Request]:
+        """The JSON object bodies received, in order (invalid requests too); `received` has everything."""
+        return [r.body for r in self.received if isinstance(r.body, dict)]
+
+    @property
+    def headers(self) -> list[dict[str, str]]:
+        """The headers (lower-cased names) of the same requests as `requests`, index for index."""
+        return [r.headers for r in self.received if isinstance(r.body, dict)]
+
+    def start(self) -> ScriptedServer:
+        """Serve on a daemon thread; returns self."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, cut kept-alive connections, join every thread and close every socket."""
+        self._stopping.set()
+        if self._thread.is_alive():
+            self._httpd.shutdown()
+            self._thread.join()
+        self._httpd.close_all()
+
+    def raise_for_violations(self) -> None:
+        """Raise AssertionError listing the violations, unless `expect_violations` is set."""
+        if self.violations and not self.expect_violations:
+            lines = "\n".join(f"  - {v}" for v in self.violations)
+            raise AssertionError(f"the scripted server received bad requests:\n{lines}")
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+        if exc is None:
+            self.raise_for_violations()
+        elif self.violations:
+            exc.add_note("the scripted server received bad requests:\n" + "\n".join(self.violations))
+
+    # -- serving (runs on handler threads) --
+
+    def _violation(self, message: str) -> None:
+        with self._lock:
+            self.violations.append(message)
+
+    def _answer(self, path: str, headers: dict[str, str], raw_body: bytes, port: int) -> _Answer:
+        """Record one request and decide its reply."""
+        try:
+            body = json.loads(raw_body)
+        except ValueError:
+            body = None
+        with self._lock:
+            self.received.append(Received(path, headers, body, port))
+            number = len(self.received)
+        if path not in CHAT_PATHS:
+            return _Answer(self._refuse(404, f"request #{number}: no such endpoint {path}"), None, number)
+        problem = find_problem(body)
+        if problem is not None:
+            return _Answer(self._refuse(400, f"request #{number}: {problem}"), None, number)
+        return _Answer(self._scripted(body, number), body, number)
+
+    def _refuse(self, status: int, message: str) -> Reply:
+        self._violation(message)
+        return error(status, message, headers={"x-should-retry": "false"})
+
+    def _scripted(self, request: Request, number: int) -> Reply:
+        with self._lock:
+            script, index = self._script, self._next
+            if not callable(script) and index < len(script):
+                self._next += 1
+        step: Reply | Responder
+        if callable(script):
+            step = script
+        elif index < len(script):
+            step = script[index]
+        else:
+            return self._refuse(500, f"request #{number}: the script is exhausted (it had {len(script)} replies)")
+        try:
+            reply = step(request) if callable(step) else step
+        except Exception as exc:
+            return self._refuse(500, f"request #{number}: the script raised {exc!r}")
+        if not isinstance(reply, Reply):
+            return self._refuse(500, f"request #{number}: the script returned {reply!r}, not a Reply")
+        return reply
+
+    def _numbered(self, calls: tuple[ScriptedCall, ...]) -> list[ScriptedCall]:
+        with self._lock:
+            numbered = []
+            for call in calls:
+                if call.id is None:
+                    self._call_ids += 1
+                    call = replace(call, id=f"call_{self._call_ids}")
+                numbered.append(call)
+            return numbered
+
+
+# -- validation --
+
+
+MESSAGE_DEF = "ChatCompletionRequestMessage"
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
+
+
+@functools.cache
+def _envelope_validator() -> jsonschema.Draft202012Validator:
+    """The request schema minus the messages, which _role_validators() check (6x faster than its oneOf)."""
+    schema = _schema()
+    return jsonschema.Draft202012Validator({**schema, "$defs": {**schema["$defs"], MESSAGE_DEF: {"type": "object"}}})
+
+
+@functools.cache
+def _role_validators() -> dict[str, jsonschema.Draft202012Validator]:
+    schema = _schema()
+    by_role = {}
+    for branch in schema["$defs"][MESSAGE_DEF]["oneOf"]:
+        message_schema = schema["$defs"][branch["$ref"].removeprefix("#/$defs/")]
+        for role in message_schema["properties"]["role"]["enum"]:
+            by_role[role] = jsonschema.Draft202012Validator({**schema, "$ref": branch["$ref"]})
+    return by_role
+
+
+def find_problem(body: Any) -> str | None:
+    """What is wrong with a chat completion request body, or None: schema, `model`, tool-call pairing."""
+    if not isinstance(body, dict):
+        return "the body is not a JSON object"
+    err = best_match(_envelope_validator().iter_errors(body))
+    if err is not None:
+        return _describe(err, "$")
+    for i, message in enumerate(body["messages"]):
+        problem = _message_problem(json.dumps(message))
+        if problem is not None:
+            return f"$.messages[{i}]{problem}"
+    if not body["model"]:
+        return "$.model: the model name is empty"
+    return _pairing_problem(body["messages"])
+
+
+@functools.lru_cache(maxsize=4096)
+def _message_problem(message_json: str) -> str | None:
+    """A message's schema problem as `<path below the message>: message`; cached, as conversations repeat."""
+    message = json.loads(message_json)
+    by_role = _role_validators()
+    if "role" not in message:
+        return ": 'role' is a required property"
+    if not isinstance(message["role"], str) or message["role"] not in by_role:
+        return f".role: {message['role']!r} is not one of {sorted(by_role)}"
+    err = best_match(by_role[message["role"]].iter_errors(message))
+    return None if err is None else _describe(err, "")
+
+
+def _describe(err: ValidationError, root: str) -> str:
+    """A schema error as `<root><path>: message`, following discriminators (role, type) into the right branch."""
+    path = root + err.json_path.removeprefix("$")
+    discriminator = err.schema.get("discriminator", {}) if isinstance(err.schema, dict) else {}
+    key = discriminator.get("propertyName")
+    if err.validator == "oneOf" and key and isinstance(err.instance, dict):
+        if key not in err.instance:
+            return f"{path}: {key!r} is a required property"
+        branches: dict[Any, list[ValidationError]] = {}
+        for sub in err.context or ():
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        chosen = [errs for errs in branches.values() if all(list(e.relative_path) != [key] for e in errs)]
+        if len(chosen) == 1:
+            return _describe(best_match(chosen[0]), root)
+        if not chosen:
+            valid = sorted(
+                {v for errs in branches.values() for e in errs if e.validator == "enum" for v in e.validator_value}
+            )
+            return f"{path}.{key}: {err.instance[key]!r} is not one of {valid}"
+    message = err.message if len(err.message) <= 300 else err.message[:300] + "..."
+    return f"{path}: {message}"
+
+
+def _pairing_problem(messages: list[Request]) -> str | None:
+    """An assistant message's tool calls must be answered at once, one tool message per call id, in order."""
+    pending: list[str] = []
+    opened = -1
+    for i, message in enumerate(messages):
+        role = message["role"]
+        if role == "tool":
+            call_id = message["tool_call_id"]
+            if not pending:
+                return f"messages[{i}] is a tool message for {call_id!r} but no tool call is pending"
+            if call_id != pending[0]:
+                return (
+                    f"messages[{i}] answers {call_id!r} but the next unanswered call of "
+                    f"messages[{opened}] is {pending[0]!r}: answer each call once, in order"
+                )
+            pending.pop(0)
+            continue
+        if pending:
+            return f"messages[{i}] ({role}) comes before tool calls {pending} of messages[{opened}] are answered"
+        if role == "assistant" and "tool_calls" in message:
+            ids = [call["id"] for call in message["tool_calls"]]
+            if not ids:
+                return f"messages[{i}].tool_calls is an empty array (the API rejects it; leave the key out)"
+            if len(set(ids)) != len(ids):
+                return f"messages[{i}].tool_calls repeats a call id: {ids}"
+            pending, opened = ids, i
+    if pending:
+        return f"tool calls {pending} of messages[{opened}] have no tool message"
+    return None
+
+
+# -- wire format --
+
+
+def _pieces(s: str, size: int) -> list[str]:
+    size = max(size, math.ceil(len(s) / MAX_PIECES))
+    return [s[i : i + size] for i in range(0, len(s), size)]
+
+
+def _usage(usage: UsageSpec) -> dict[str, Any]:
+    prompt, completion, cached = usage
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
+def _finish_reason(reply: Reply) -> str:
+    return reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+
+
+def _completion_body(reply: Reply, calls: list[ScriptedCall], model: str, number: int) -> dict[str, Any]:
+    """A non-streamed `chat.completion` object."""
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": reply.content,
+        "refusal": None,
+        "annotations": [],
+    }
+    if calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
+        ]
+    return {
+        "id": f"chatcmpl-scripted-{number}",
+        "object": "chat.completion",
+        "created": CREATED,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": _finish_reason(reply)}],
+        "usage": _usage(reply.usage),
+        "service_tier": "default",
+        "system_fingerprint": FINGERPRINT,
+    }
+
+
+def _stream_events(
+    reply: Reply, calls: list[ScriptedCall], model: str, number: int, include_usage: bool
+) -> Iterator[str]:
+    """The SSE `data:` payloads of a streamed completion, ending with `[DONE]`."""
+    head = {
+        "id": f"chatcmpl-scripted-{number}",
+        "object": "chat.completion.chunk",
+        "created": CREATED,
+        "model": model,
+        "service_tier": "default",
+        "system_fingerprint": FINGERPRINT,
+    }
+
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+        extra = {"usage": None} if include_usage else {}
+        return json.dumps({**head, "choices": [choice], **extra})
+
+    first_content = "" if reply.content is not None or not calls else None
+    yield chunk({"role": "assistant", "content": first_content, "refusal": None})
+    for piece in _pieces(reply.content or "", TEXT_PIECE):
+        yield chunk({"content": piece})
+    for index, call in enumerate(calls):
+        opening = {
+            "index": index,
+            "id": call.id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": ""},
+        }
+        yield chunk({"tool_calls": [opening]})
+        for piece in _pieces(call.arguments, ARGS_PIECE):
+            yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+    yield chunk({}, _finish_reason(reply))
+    if include_usage:
+        yield json.dumps({**head, "choices": [], "usage": _usage(reply.usage)})
+    yield "[DONE]"
+
+
+# -- HTTP --
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """Tracks its connections and handler threads so that stop() can close every one of them."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, owner: ScriptedServer) -> None:
+        self.owner = owner
+        self.connections: set[socket.socket] = set()
+        self.workers: list[threading.Thread] = []
+        self.track = threading.Lock()
+        super().__init__(("127.0.0.1", 0), _Handler)
+
+    def server_bind(self) -> None:
+        TCPServer.server_bind(self)  # HTTPServer's would look up the host name (slow on some machines)
+        self.server_name, self.server_port = "127.0.0.1", self.server_address[1]
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        worker = threading.Thread(
+            target=self.process_request_thread,
+            args=(request, client_address),
+            name="scripted-conn",
+            daemon=True,
+        )
+        with self.track:
+            self.connections.add(request)
+            self.workers = [w for w in self.workers if w.is_alive()] + [worker]
+        worker.start()
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.track:
+            self.connections.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, ConnectionError):  # a client that hangs up is not a server failure
+            self.owner._violation(f"the scripted server failed: {exc!r}")
+
+    def close_all(self) -> None:
+        with self.track:
+            connections, workers = list(self.connections), list(self.workers)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)  # wakes a handler waiting on a kept-alive connection
+        for worker in workers:
+            worker.join(timeout=5)
+        self.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: every response has a Content-Length or is chunked
+    disable_nagle_algorithm = True  # or each small write waits on a delayed ACK (~40 ms)
+    server: _HTTPServer
+
+    def do_POST(self) -> None:
+        self._serve()
+
+    def do_GET(self) -> None:
+        self._serve()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _serve(self) -> None:
+        owner = self.server.owner
+        raw_body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        answer = owner._answer(self.path.split("?", 1)[0], headers, raw_body, self.client_address[1])
+        if answer.reply.delay and owner._stopping.wait(answer.reply.delay):
+            self.close_connection = True
+            return
+        try:
+            self._send(owner, answer)
+        except ConnectionError:
+            self.close_connection = True  # the client went away; nothing to answer
+
+    def _send(self, owner: ScriptedServer, answer: _Answer) -> None:
+        reply, request = answer.reply, answer.request
+        stream = request is not None and request.get("stream") is True
+        cut = reply.drop_after_chunks
+        if cut is not None and (cut == 0 or not stream or reply.body is not None):
+            self.close_connection = True
+            return
+        if request is None or reply.body is not None:  # refused requests always get an error body
+            self._send_bytes(reply.status, reply.body or b"", reply.content_type, reply.headers)
+            return
+        calls = owner._numbered(reply.tool_calls)
+        if not stream:
+            body = _completion_body(reply, calls, request["model"], answer.number)
+            self._send_bytes(reply.status, json.dumps(body).encode(), "application/json", reply.headers)
+            return
+        include_usage = (request.get("stream_options") or {}).get("include_usage") is True
+        self.send_response(reply.status)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for sent, data in enumerate(_stream_events(reply, calls, request["model"], answer.number, include_usage)):
+            if sent == cut:
+                self.close_connection = True
+                return
+            event = f"data: {data}\n\n".encode()
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _send_bytes(self, status: int, body: bytes, content_type: str, headers: Mapping[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
