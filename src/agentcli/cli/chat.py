@@ -98,6 +98,6 @@ def chat(
         else:
             try:
                 answer_question(agent, text, make_renderer(kind, sys.stdout, sys.stderr))
-            except KeyboardInterrupt:
-                say("turn cancelled; the conversation is as it was before it\n")
+            except KeyboardInterrupt as exc:
+                say(f"\nturn cancelled {exc}; the conversation is as it was before it\n")
     raise typer.Exit(EXIT_ANSWER)

@@ -36,8 +36,8 @@ def guarded(command: Callable[P, R]) -> Callable[P, R]:
             return command(*args, **kwargs)
         except ConfigError as exc:
             raise fail(f"error: {exc}", EXIT_USAGE) from None
-        except KeyboardInterrupt:
-            raise fail("interrupted", EXIT_INTERRUPTED) from None
+        except KeyboardInterrupt as exc:
+            raise fail(f"\ninterrupted {exc}".rstrip(), EXIT_INTERRUPTED) from None
         except AgentError as exc:
             raise fail(f"error: {exc}", EXIT_NO_ANSWER) from None
         except (typer.Exit, typer.Abort, typer.TyperException):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 from agentcli.events import Event, RunFinished, ToolCalled
@@ -21,7 +20,7 @@ def where(event: Event | None) -> str:
 
 
 def answer_question(agent: Agent, question: str, renderer: Renderer) -> RunFinished:
-    """Render every event of one run; KeyboardInterrupt passes through after the turn is rolled back."""
+    """Render every event of one run. Ctrl-C rolls the turn back and re-raises, saying where the run was."""
     events = agent.events(question)
     last: Event | None = None
     try:
@@ -34,8 +33,7 @@ def answer_question(agent: Agent, question: str, renderer: Renderer) -> RunFinis
     except KeyboardInterrupt:
         renderer.close()
         events.close()  # rolls the interrupted turn out of the conversation
-        sys.stderr.write(f"\ninterrupted at {where(last)}\n")
-        raise
+        raise KeyboardInterrupt(f"at {where(last)}") from None
     finally:
         renderer.close()
     raise AssertionError("the engine ended without a RunFinished event")
