@@ -421,3 +421,17 @@ def test_nothing_outside_or_secret_is_ever_read(
     assert DENIED not in result.content
     if not result.is_error:
         assert "inside-file" in result.content
+
+
+def test_output_is_bounded_however_long_the_lines(tmp_path: Path) -> None:
+    from agentcli.tools.read_file import OUTPUT_BUDGET
+
+    (tmp_path / "wide.txt").write_text(("x" * 1999 + "\n") * 500, encoding="utf-8")
+    registry = ToolRegistry([make_read_file(Workspace(tmp_path))])
+    result = registry.call("read_file", {"path": "wide.txt", "limit": 500})
+    assert not result.is_error
+    assert len(result.content) < OUTPUT_BUDGET + 3_000
+    header = result.content.splitlines()[0]
+    shown = len(result.content.splitlines()) - 1
+    assert shown < 500
+    assert header == f"wide.txt: lines 1-{shown} of 500; continue with offset={shown}"

@@ -25,6 +25,9 @@ MAX_LINE_CHARS = 2000
 LINE_BYTES_KEPT = 4 * MAX_LINE_CHARS + 4
 """Bytes kept per line: over MAX_LINE_CHARS characters of UTF-8, so a cut line always shows the marker."""
 
+OUTPUT_BUDGET = 100_000
+"""Bytes of line text one call returns at most (~25k tokens): 500 long lines would otherwise be megabytes."""
+
 BINARY_SNIFF = 8192
 """Leading bytes checked for NUL, the way git and grep tell binary files from text."""
 
@@ -52,13 +55,17 @@ def make_read_file(workspace: Workspace, *, chunk_size: int = CHUNK_SIZE) -> Cal
             lines = _Lines(stream, chunk_size)
             skipped = lines.skip(offset)
             shown: list[tuple[bytes, int]] = []
-            while len(shown) < limit and (line := lines.read_line(LINE_BYTES_KEPT)) is not None:
+            used = 0
+            while len(shown) < limit and used < OUTPUT_BUDGET:
+                if (line := lines.read_line(LINE_BYTES_KEPT)) is None:
+                    break
                 shown.append(line)
-            if len(shown) < limit:
+                used += len(line[0])
+            if len(shown) < limit and used < OUTPUT_BUDGET:
                 total: int | None = skipped + len(shown)  # the end of the file was reached
             else:  # peek: count what is left only if the end is about one chunk away
                 rest = lines.count_rest(chunk_size)
-                total = None if rest is None else offset + limit + rest
+                total = None if rest is None else offset + len(shown) + rest
         return _render(rel, offset, shown, total)
 
     return read_file
