@@ -60,3 +60,12 @@ def openai_client(scripted_server: ScriptedServer) -> Iterator[openai.OpenAI]:
 
     with openai.OpenAI(base_url=scripted_server.base_url, api_key="test-key", max_retries=0) as client:
         yield client
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A workspace holding notes.txt with two numbers, the task every end-to-end test solves."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "notes.txt").write_text("first number: 6\nsecond number: 7\n", encoding="utf-8")
+    return root

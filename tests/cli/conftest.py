@@ -29,14 +29,6 @@ def agent_env(server: ScriptedServer | None, **extra: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.txt").write_text("first number: 6\nsecond number: 7\n", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
 def run_agent(scripted_server: ScriptedServer, workspace: Path) -> RunAgent:
     """`run_agent("ask", "q", input=None, env=None)`: the CLI in `workspace`, configured for the server."""
 

@@ -16,14 +16,6 @@ MakeAgent = Callable[..., Agent]
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.txt").write_text("first number: 6\nsecond number: 7\n", encoding="utf-8")
-    return root
-
-
-@pytest.fixture
 def make_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[MakeAgent]:
     """`make_agent(judge=False, max_steps=5, ...)`: an Agent on the scripted server, no client retries."""
     made: list[Agent] = []

@@ -16,6 +16,7 @@ from agentcli.adapters.prompts import REACT_PROTOCOL, TOOLS_HEADER
 from agentcli.adapters.react_parser import parse_react
 from agentcli.llm.types import ChatRequest, Completion, Message
 from agentcli.tools.registry import Tool, ToolRegistry
+from agentcli.tools.schema import parameter_facts
 
 STOP_SEQUENCES = ("\nObservation:", "\nObservation：", "\n**Observation", "\nobservation:")
 """Where the server ends a react reply (at most 4: the API's limit); the parser cuts the same lines."""
@@ -72,26 +73,6 @@ def _tool_line(tool: Tool) -> str:
 
 
 def _param_summary(prop: dict[str, Any], required: bool) -> str:
-    facts = [_type_name(prop)]
-    facts.append("required" if required else f"default {json.dumps(prop.get('default'), ensure_ascii=False)}")
-    low, high = prop.get("minimum"), prop.get("maximum")
-    if low is not None and high is not None:
-        facts.append(f"{low}..{high}")
-    elif low is not None:
-        facts.append(f">= {low}")
-    elif high is not None:
-        facts.append(f"<= {high}")
-    summary = ", ".join(facts)
+    summary = parameter_facts(prop, required)
     description = str(prop.get("description", "")).strip()
     return f"{summary}; {description}" if description else summary
-
-
-def _type_name(prop: dict[str, Any]) -> str:
-    if "enum" in prop:
-        return "one of " + "|".join(json.dumps(v, ensure_ascii=False) for v in prop["enum"])
-    if "anyOf" in prop:
-        return " or ".join(_type_name(option) for option in prop["anyOf"])
-    kind = str(prop.get("type", "any"))
-    if kind == "array" and isinstance(prop.get("items"), dict):
-        return f"array of {_type_name(prop['items'])}"
-    return kind

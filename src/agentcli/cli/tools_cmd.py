@@ -49,13 +49,8 @@ def list_tools(
 
 
 def _parameter_lines(schema: dict[str, Any]) -> str:
+    from agentcli.tools.schema import parameter_facts
+
     required = set(schema.get("required", []))
-    lines = []
-    for name, prop in schema.get("properties", {}).items():
-        facts = [
-            str(prop.get("type", "any")),
-            "required" if name in required else f"default {prop.get('default')!r}",
-        ]
-        bounds = [f"{word} {prop[key]}" for key, word in (("minimum", ">="), ("maximum", "<=")) if key in prop]
-        lines.append(f"{name}: " + ", ".join(facts + bounds))
+    lines = [f"{name}: {parameter_facts(prop, name in required)}" for name, prop in schema["properties"].items()]
     return "\n".join(lines) or "(none)"
