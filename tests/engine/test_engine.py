@@ -289,3 +289,56 @@ def test_an_interrupted_turn_leaves_no_trace(scripted_server: ScriptedServer, ma
     events.close()  # what Ctrl-C does to the generator
     assert len(agent.conversation) == 0
     agent.conversation.check_pairing()
+
+
+def test_an_answer_cut_by_the_output_limit_carries_a_warning(
+    scripted_server: ScriptedServer, make_agent: MakeAgent
+) -> None:
+    scripted_server.script = [text("The answer is forty", finish_reason="length")]
+    result = make_agent().run("q")
+    answer = next(e for e in result.events if e.type == "answer")
+    assert "output limit" in answer.to_dict()["warning"]
+
+
+def test_a_stream_cut_mid_way_fails_and_says_so(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+    scripted_server.script = [text("Hello there, this is a long answer").dropped_after(2)]
+    result = make_agent().run("q")
+    assert result.status == "failed"
+    reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
+    assert "cut" in reason
+
+
+def test_a_stream_without_an_ending_is_not_an_answer(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+    def chunk(piece: str) -> str:
+        choice = {"index": 0, "delta": {"content": piece}, "finish_reason": None}
+        body = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [choice]}
+        return f"data: {json.dumps(body)}\n\n"
+
+    body = chunk("Half an ") + chunk("answer")  # and then the server just closes: no finish_reason, no [DONE]
+    scripted_server.script = [raw(body, content_type="text/event-stream")]
+    result = make_agent().run("q")
+    assert result.status == "failed"
+    reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
+    assert "ended before the model finished" in reason
+
+
+def test_a_page_that_is_not_a_stream_points_at_the_base_url(
+    scripted_server: ScriptedServer, make_agent: MakeAgent
+) -> None:
+    scripted_server.script = [raw("<html>welcome</html>", content_type="text/html")]
+    result = make_agent().run("q")
+    assert result.status == "failed"
+    assert len(scripted_server.requests) == 1
+    reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
+    assert "LLM_BASE_URL" in reason
+
+
+def test_the_judge_sees_earlier_exchanges_of_a_chat(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+    agent = make_agent(judge=True)
+    scripted_server.script = [text("6 * 7 = 42"), judge_pass(), text("6 / 7 = 0.857"), judge_pass()]
+    agent.run("multiply the numbers in notes.txt")
+    agent.run("and divide them?")
+    second_judge = scripted_server.requests[3]["messages"][1]["content"]
+    assert second_judge.startswith("Earlier in this conversation:\nUser: multiply the numbers in notes.txt\n")
+    assert "Assistant: 6 * 7 = 42" in second_judge
+    assert second_judge.endswith("Request:\nand divide them?\n\nDraft answer:\n6 / 7 = 0.857")

@@ -133,3 +133,15 @@ def test_json_mode_judge_rejection_and_recovery(scripted_server: ScriptedServer,
     scripted_server.script = lambda request: next(replies)
     result = make_agent(mode="json", judge=True).run(TASK)
     assert result.answer == "42"
+
+
+def test_auto_falls_back_on_llama_cpp_500_about_tools(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+    def script(request: dict[str, Any]) -> Reply:
+        if "tools" in request:
+            return error(500, "tools param requires --jinja flag")
+        return text(REACT_STEPS[2])
+
+    scripted_server.script = script
+    result = make_agent(mode="auto").run(TASK)
+    assert result.answer == "The product is 42."
+    assert sum("tools" in r for r in scripted_server.requests) == 1  # no retries of a refusal

@@ -8,7 +8,7 @@ from typing import Annotated
 import pytest
 from pydantic import Field
 
-from agentcli.tools.registry import RAW_QUOTE_LIMIT, Tool, ToolRegistry
+from agentcli.tools.registry import RAW_QUOTE_LIMIT, RESULT_LIMIT, Tool, ToolRegistry
 
 
 def greet(
@@ -159,3 +159,13 @@ def test_duplicate_names_and_untyped_parameters_are_refused() -> None:
 
     with pytest.raises(TypeError, match="needs a type hint"):
         Tool.from_function(untyped)
+
+
+def test_a_runaway_result_is_truncated_with_a_note() -> None:
+    def dump(n: int) -> str:
+        """Returns n characters."""
+        return "x" * n
+
+    result = ToolRegistry([dump]).call("dump", {"n": 5_000_000})
+    assert len(result.content) < RESULT_LIMIT + 200
+    assert result.content.endswith("[truncated: the result has 5,000,000 characters; ask for less at a time]")

@@ -13,6 +13,8 @@ class Conversation:
 
     def __init__(self) -> None:
         self._messages: list[Message] = []
+        self.exchanges: list[tuple[str, str]] = []
+        """Each finished run's question and accepted answer, in order (what the judge sees of the past)."""
 
     @property
     def messages(self) -> Sequence[Message]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
@@ -15,6 +16,11 @@ JUDGE_SYSTEM_PROMPT = (
     'fail it when something is missing or wrong. Reply with JSON only: {"passed": true|false, '
     '"missing": "what is missing, or an empty string"}.'
 )
+
+
+CONTEXT_EXCHANGES = 3
+"""How many earlier question/answer pairs of a chat the judge sees, so "and divide them?" makes sense."""
+CONTEXT_CHARS = 600
 
 
 class _VerdictModel(BaseModel):
@@ -43,15 +49,23 @@ def trivial_verdict(draft: str) -> Verdict | None:
     return None
 
 
-def judge_request(question: str, draft: str) -> ChatRequest:
-    """The judge's request: no tools, JSON object reply."""
+def judge_request(question: str, draft: str, earlier: Sequence[tuple[str, str]] = ()) -> ChatRequest:
+    """The judge's request: no tools, JSON object reply; `earlier` exchanges give a follow-up its context."""
+    context = "".join(
+        f"User: {_clip(asked)}\nAssistant: {_clip(answered)}\n" for asked, answered in earlier[-CONTEXT_EXCHANGES:]
+    )
+    prefix = f"Earlier in this conversation:\n{context}\n" if context else ""
     return {
         "messages": [
             {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
-            {"role": "user", "content": f"Request:\n{question}\n\nDraft answer:\n{draft}"},
+            {"role": "user", "content": f"{prefix}Request:\n{question}\n\nDraft answer:\n{draft}"},
         ],
         "response_format": {"type": "json_object"},
     }
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= CONTEXT_CHARS else text[:CONTEXT_CHARS] + "…"
 
 
 class Judge:
@@ -60,12 +74,12 @@ class Judge:
     def __init__(self, client: ChatClient) -> None:
         self._client = client
 
-    def review(self, question: str, draft: str) -> Verdict:
+    def review(self, question: str, draft: str, earlier: Sequence[tuple[str, str]] = ()) -> Verdict:
         trivial = trivial_verdict(draft)
         if trivial is not None:
             return trivial
         try:
-            completion = self._client.complete(judge_request(question, draft))
+            completion = self._client.complete(judge_request(question, draft, earlier))
         except LLMError as exc:
             return Verdict(True, note=f"judge unavailable, answer accepted unchecked: {exc}")
         try:

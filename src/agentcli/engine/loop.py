@@ -9,7 +9,7 @@ from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.guards import RepeatGuard
-from agentcli.engine.judge import Judge, is_trivial, trivial_verdict
+from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import FormatError, LLMError, ToolsUnsupportedError
 from agentcli.events import (
@@ -34,6 +34,11 @@ from agentcli.tools.registry import ToolRegistry
 MAX_FORMAT_ERRORS = 3
 MAX_STUCK_TURNS = 3
 MAX_REJECTIONS = 3
+
+CUT_REASONS = {
+    "length": "The model hit its output limit; the answer may be cut off.",
+    "content_filter": "The provider's content filter stopped the reply; the answer may be incomplete.",
+}
 
 Handler = Callable[[RunState, Conversation], Iterator[Event | State]]
 
@@ -129,6 +134,7 @@ class Engine:
             yield State.TOOL_EXECUTING
         else:
             run.draft = turn.content
+            run.draft_warning = CUT_REASONS.get(completion.finish_reason or "", "")
             yield State.VALIDATING
 
     def _format_problem(
@@ -167,15 +173,19 @@ class Engine:
 
     # VALIDATING --------------------------------------------------------------------------------------
     def _validate(self, run: RunState, conversation: Conversation) -> Iterator[Event | State]:
-        draft, warning = run.draft, ""
+        draft, warning = run.draft, run.draft_warning
         if run.rejections >= MAX_REJECTIONS:
             if is_trivial(draft):
-                yield run.fail(f"The model gave no answer after {run.rejections} rejected drafts.")
+                yield run.fail(f"The model gave no usable answer in {run.rejections + 1} tries.")
                 return
-            warning = f"The judge rejected {run.rejections} drafts; this answer is accepted unchecked."
-            yield JudgeVerdict(run.step, True, "", note=warning)
+            note = f"The judge rejected {run.rejections} drafts; this answer is accepted unchecked."
+            warning = " ".join(filter(None, (warning, note)))
+            yield JudgeVerdict(run.step, True, "", note=note)
         else:
-            verdict = self.judge.review(run.question, draft) if self.judge else trivial_verdict(draft)
+            if self.judge is not None:
+                verdict: Verdict | None = self.judge.review(run.question, draft, conversation.exchanges)
+            else:
+                verdict = trivial_verdict(draft)
             if verdict is not None:
                 yield from self._count(run, verdict.usage)
                 yield JudgeVerdict(run.step, verdict.passed, verdict.missing, verdict.note)
@@ -185,6 +195,7 @@ class Engine:
                     yield State.THINKING
                     return
         conversation.add_assistant(draft)
+        conversation.exchanges.append((run.question, draft))
         run.answer = draft
         yield AnswerReady(draft, warning)
         yield State.FINISHED

@@ -49,6 +49,8 @@ class RunState:
     """Model calls made so far (the judge's are not counted)."""
     pending: tuple[ToolCall, ...] = ()
     draft: str = ""
+    draft_warning: str = ""
+    """Set when the draft may be incomplete (the model hit its output limit, a content filter)."""
     rejections: int = 0
     format_errors: int = 0
     """Consecutive replies that could not be decoded."""

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
     from agentcli.config import Settings
 
-TOOLS_REJECTED_STATUSES = {400, 404, 422, 501}
+TOOLS_REJECTED_STATUSES = {400, 404, 422, 500, 501}
+"""Statuses with which servers refuse `tools` (llama.cpp without --jinja answers 500)."""
 TOOLS_WORDS = ("tool", "function")
 
 
@@ -55,12 +56,14 @@ class OpenAIChatClient:
         calls: dict[int, _PartialCall] = {}
         usage = Usage()
         finish_reason: str | None = None
+        received = 0
         try:
             chunks = self._client.chat.completions.create(
                 model=self._model, stream=True, stream_options={"include_usage": True}, **request
             )
             with chunks:
                 for chunk in chunks:
+                    received += 1
                     if chunk.usage is not None:
                         usage = _usage(chunk.usage)
                     for choice in chunk.choices:
@@ -78,7 +81,16 @@ class OpenAIChatClient:
                                 partial.name = partial.name or (piece.function.name or "")
                                 partial.arguments.append(piece.function.arguments or "")
         except self._openai.APIError as exc:
+            if received and isinstance(exc, self._openai.APIConnectionError):
+                raise LLMError("The connection was cut while the reply was streaming; nothing was kept.") from None
             raise self._error(exc, request) from None
+        if not received:
+            raise LLMError(
+                "The endpoint did not answer with a chat-completion stream; check LLM_BASE_URL "
+                "(it usually ends in /v1)."
+            )
+        if finish_reason is None:
+            raise LLMError("The reply stream ended before the model finished it; the connection may have been cut.")
         tool_calls = tuple(
             ToolCall(call.id or f"call_{index}", call.name, "".join(call.arguments))
             for index, call in sorted(calls.items())
@@ -117,7 +129,7 @@ class OpenAIChatClient:
 
     def _scrub(self, text: str) -> str:
         """Servers echo a wrong key back in their errors; it must never reach the screen."""
-        if len(self._secret) >= 4:
+        if len(self._secret) >= 3:  # shorter ones would mask innocent letters all over the message
             text = text.replace(self._secret, "********")
         return text
 

@@ -17,6 +17,9 @@ from agentcli.tools.schema import arguments_model, describe_parameters, paramete
 RAW_QUOTE_LIMIT = 200
 """How much of a broken argument string an error message quotes back to the model."""
 
+RESULT_LIMIT = 100_000
+"""Characters of one result the model gets: it is re-sent on every later step, so a runaway tool costs twice."""
+
 
 @dataclass(frozen=True)
 class ToolResult:
@@ -119,6 +122,11 @@ class ToolRegistry:
         """Run a tool by name with the model's raw arguments. Every failure becomes an error result."""
         started = time.perf_counter()
         content, is_error = self._call(name, raw_args)
+        if len(content) > RESULT_LIMIT:
+            content = (
+                f"{content[:RESULT_LIMIT]}\n[truncated: the result has {len(content):,} characters; "
+                "ask for less at a time]"
+            )
         return ToolResult(content, is_error, (time.perf_counter() - started) * 1000)
 
     def _call(self, name: str, raw_args: str | dict[str, Any] | None) -> tuple[str, bool]:
