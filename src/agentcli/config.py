@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from agentcli.errors import ConfigError
 
@@ -79,7 +80,7 @@ def load_settings(
 
     def pick(flag: str | None, name: str) -> str:
         for value in (flag, os.environ.get(name), dotenv.get(name)):
-            if value:
+            if value and value.strip():
                 return value.strip()
         return ""
 
@@ -98,10 +99,22 @@ def _read_dotenv(path: Path) -> dict[str, str | None]:
         return {}
     from dotenv import dotenv_values  # imported here: most commands never need it
 
-    return dict(dotenv_values(path))
+    try:
+        return dict(dotenv_values(path, encoding="utf-8"))
+    except (UnicodeDecodeError, OSError) as exc:
+        raise ConfigError(f"{path} cannot be read as UTF-8 text: {exc}") from None
 
 
 def _validated(settings: Settings) -> Settings:
+    if settings.base_url is not None:
+        parts = urlsplit(settings.base_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(
+                f"LLM_BASE_URL must be an http(s) URL such as https://api.openai.com/v1, got {settings.base_url!r}."
+            )
+    key = settings.api_key.reveal()
+    if key and not (key.isascii() and key.isprintable()):
+        raise ConfigError("LLM_API_KEY holds characters that cannot be sent in an HTTP header; check it for typos.")
     if settings.max_steps < 1:
         raise ConfigError(f"--max-steps must be at least 1, got {settings.max_steps}.")
     workspace = Path(settings.workspace).expanduser()

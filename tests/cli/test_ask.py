@@ -152,3 +152,70 @@ def test_version_and_help() -> None:
         assert done.returncode == 0, args
         assert "Usage" in done.stdout
     assert os.environ.get("LLM_API_KEY") is None
+
+
+def test_configuration_mistakes_are_exit_2(run_agent: RunAgent, workspace: Path) -> None:
+    bad_url = run_agent("ask", "q", env=agent_env(None, LLM_MODEL_NAME="m", LLM_BASE_URL="localhost:8000/v1"))
+    assert bad_url.returncode == 2
+    assert "LLM_BASE_URL must be an http(s) URL" in bad_url.stderr
+    bad_key = run_agent("ask", "q", env=agent_env(None, LLM_MODEL_NAME="m", LLM_API_KEY="sk-clé"))
+    assert bad_key.returncode == 2
+    assert "sk-clé" not in bad_key.stderr
+    (workspace / ".env").write_bytes(b"LLM_MODEL_NAME=m\xff\n")
+    bad_env = run_agent("ask", "q", env=agent_env(None))
+    assert bad_env.returncode == 2
+    assert "UTF-8" in bad_env.stderr
+
+
+def test_undecodable_bytes_in_the_question_are_a_usage_error(scripted_server: ScriptedServer, workspace: Path) -> None:
+    done = subprocess.run(
+        [sys.executable.encode(), b"-m", b"agentcli", b"ask", b"hi \xff there"],
+        cwd=workspace,
+        env=agent_env(scripted_server),
+        capture_output=True,
+    )
+    assert done.returncode == 2
+    assert b"not valid text" in done.stderr
+    assert scripted_server.requests == []
+
+
+def test_a_short_key_is_masked_too(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+    scripted_server.script = [error(401, "bad key abc")]
+    done = run_agent("ask", "q", env=agent_env(scripted_server, LLM_API_KEY="abc"))
+    assert done.returncode == 1
+    assert "abc" not in done.stdout + done.stderr
+
+
+def test_json_output_ends_with_final_even_when_interrupted(scripted_server: ScriptedServer, workspace: Path) -> None:
+    scripted_server.script = [text("too late").delayed(30)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentcli", "ask", "q", "--output", "json"],
+        cwd=workspace,
+        env=agent_env(scripted_server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for_request(scripted_server)
+        proc.send_signal(signal.SIGINT)
+        out, _err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130
+    final = json.loads(out.splitlines()[-1])
+    assert final["type"] == "final"
+    assert (final["status"], final["answer"]) == ("interrupted", None)
+    scripted_server.script = []
+
+
+def test_a_closed_pipe_is_not_an_error_message(scripted_server: ScriptedServer, workspace: Path) -> None:
+    scripted_server.script = [text("x " * 20_000)]
+    env = agent_env(scripted_server)
+    agent_cmd = f"{sys.executable} -m agentcli ask q --no-judge --output json | head -c 10 > /dev/null"
+    done = subprocess.run(["bash", "-c", agent_cmd], cwd=workspace, env=env, capture_output=True, text=True)
+    assert "internal error" not in done.stderr
+    assert "Traceback" not in done.stderr

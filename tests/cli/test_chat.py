@@ -82,3 +82,19 @@ def _read_until(proc: subprocess.Popen[str], needle: str) -> None:
         chunk = os.read(fd, 4096) if select.select([fd], [], [], 0)[0] else b""
         seen += chunk.decode(errors="replace")
     os.set_blocking(fd, True)
+
+
+def test_a_line_of_invalid_bytes_does_not_end_the_session(scripted_server: ScriptedServer, workspace: Path) -> None:
+    scripted_server.script = [text("fine")]
+    done = subprocess.run(
+        [sys.executable, "-m", "agentcli", "chat", "--no-judge"],
+        cwd=workspace,
+        env=agent_env(scripted_server),
+        input=b"bad \xff line\nhello\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    assert b"not valid text" in done.stderr
+    assert done.stdout == b"fine\n"
+    assert [m["content"] for m in scripted_server.requests[0]["messages"][1:]] == ["hello"]

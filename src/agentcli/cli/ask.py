@@ -13,7 +13,9 @@ from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, gu
 
 @guarded
 def ask(
-    question: Annotated[str, typer.Argument(help="What to do, in plain words.", show_default=False)],
+    question: Annotated[
+        str, typer.Argument(help="What to do, in plain words.", show_default=False, metavar="QUESTION")
+    ],
     mode: opt.Mode = "native",
     judge: opt.Judge = True,
     max_steps: opt.MaxSteps = 15,
@@ -30,6 +32,10 @@ def ask(
     """
     if not question.strip():
         raise fail('error: the question is empty; say what to do, e.g. agent ask "summarise README.md"', EXIT_USAGE)
+    from agentcli.cli.session import undecodable
+
+    if undecodable(question):
+        raise fail("error: the question holds bytes that are not valid text in this terminal's encoding", EXIT_USAGE)
     settings = opt.settings_from(
         mode=mode,
         judge=judge,

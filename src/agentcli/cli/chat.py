@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import io
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +13,7 @@ import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import EXIT_ANSWER, guarded
+from agentcli.errors import AgentError
 
 HELP = """Commands:
   /help    this text
@@ -25,6 +28,9 @@ HISTORY_FILE = Path.home() / ".agentcli_history"
 def _lines() -> Iterator[str]:
     """Input lines: with editing and history on a terminal, plain reads from a pipe."""
     if not sys.stdin.isatty():
+        # Invalid bytes in a pipe must not end the session: they are kept escaped and refused per line.
+        if isinstance(sys.stdin, io.TextIOWrapper):
+            sys.stdin.reconfigure(errors="surrogateescape")
         for line in sys.stdin:
             yield line.rstrip("\n")
         return
@@ -72,7 +78,7 @@ def chat(
         model=model,
     )
     from agentcli.agent import Agent
-    from agentcli.cli.session import answer_question
+    from agentcli.cli.session import answer_question, undecodable
     from agentcli.render import make_renderer
 
     agent = Agent(settings)
@@ -95,9 +101,17 @@ def chat(
             say("".join(f"  {tool.name}: {tool.description}\n" for tool in agent.tools))
         elif text.startswith("/"):
             say(f"unknown command {text.split()[0]}; /help lists the commands\n")
+        elif undecodable(text):
+            say("that line holds bytes that are not valid text; nothing was sent\n")
         else:
             try:
                 answer_question(agent, text, make_renderer(kind, sys.stdout, sys.stderr))
             except KeyboardInterrupt as exc:
                 say(f"\nturn cancelled {exc}; the conversation is as it was before it\n")
+            except AgentError as exc:  # a bug or a refusal in one turn must not end the session
+                say(f"error: {exc}\n")
+            except Exception as exc:
+                if os.environ.get("AGENTCLI_DEBUG") == "1":
+                    raise
+                say(f"internal error: {type(exc).__name__}: {exc} (the session goes on)\n")
     raise typer.Exit(EXIT_ANSWER)

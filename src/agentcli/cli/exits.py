@@ -42,6 +42,10 @@ def guarded(command: Callable[P, R]) -> Callable[P, R]:
             raise fail(f"error: {exc}", EXIT_NO_ANSWER) from None
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
+        except BrokenPipeError:
+            # The reader went away (`| head -1`): point stdout at nothing so the exit flush stays quiet.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(EXIT_NO_ANSWER) from None
         except Exception as exc:
             if os.environ.get("AGENTCLI_DEBUG") == "1":
                 raise

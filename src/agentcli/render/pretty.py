@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from typing import IO
 
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
-from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.spinner import Spinner
 from rich.text import Text
@@ -122,14 +122,17 @@ class RichRenderer:
         return Panel(body, title=title, title_align="left", subtitle=tool_facts(result), border_style=border)
 
     def _print_answer(self, answer: str) -> None:
+        """The answer, verbatim: Markdown is highlighted, never re-flowed (`**kwargs` stays `**kwargs`)."""
         out = Console(file=self._out_file, highlight=False)
         if out.is_terminal:
-            body: RenderableType = Markdown(answer)
+            from rich.syntax import Syntax
+
+            body: RenderableType = Syntax(answer, "markdown", word_wrap=True, background_color="default")
         else:
-            # Piped: keep the answer verbatim, line for line, with no wrapping inside the panel.
-            widest = max((len(line) for line in answer.splitlines()), default=0)
+            # Piped: no wrapping at all, so every line of the answer arrives whole.
+            widest = max((cell_len(line) for line in answer.expandtabs().splitlines()), default=0)
             out = Console(file=self._out_file, highlight=False, width=max(out.width, widest + 4))
-            body = Text(answer)
+            body = Text(answer, tab_size=8)
         out.print(Panel(body, title="ANSWER", title_align="left", border_style="green"))
 
 
