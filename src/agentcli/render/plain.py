@@ -33,6 +33,12 @@ class PlainRenderer:
         self._err.write(text + "\n")
         self._err.flush()
 
+    def _end_stream(self) -> None:
+        """End the line of streamed model text, if one is open."""
+        if self._streamed:
+            self._err.write("\n")
+            self._streamed = False
+
     def handle(self, event: Event) -> None:
         match event:
             case StepStarted(step=step, max_steps=limit):
@@ -43,7 +49,7 @@ class PlainRenderer:
                 self._streamed = True
             case ModelTurnDecoded(content=content, tool_calls=calls):
                 if self._streamed:
-                    self._err.write("\n")
+                    self._end_stream()
                 elif content:
                     self._say(content)
                 if calls:
@@ -65,6 +71,7 @@ class PlainRenderer:
                     self._say(f"warning: {warning}")
                 self._answer = answer
             case RunFailed(reason=reason):
+                self._end_stream()
                 self._say(f"error: {reason}")
             case RunFinished() as final:
                 self._say(f"== {summary(final)}")
