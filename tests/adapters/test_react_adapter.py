@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import Field
 
-from agentcli.adapters import MODES, JsonAdapter, NativeAdapter, ReactAdapter, make_adapter
+from agentcli.adapters import MODES, NativeAdapter, make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.folding import fold_messages
-from agentcli.adapters.json_mode import write_json_calls
+from agentcli.adapters.json_mode import JsonAdapter, write_json_calls
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-from agentcli.adapters.react import STOP_SEQUENCES, write_react_calls
+from agentcli.adapters.react import STOP_SEQUENCES, ReactAdapter, write_react_calls
 from agentcli.adapters.react_parser import parse_react
 from agentcli.errors import ConfigError, FormatError
 from agentcli.llm.types import Completion, Message, ToolCall

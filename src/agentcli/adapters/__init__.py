@@ -5,19 +5,30 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agentcli.adapters.base import Adapter, ModelTurn
-from agentcli.adapters.json_mode import JsonAdapter
 from agentcli.adapters.native import NativeAdapter
-from agentcli.adapters.react import ReactAdapter
 from agentcli.errors import ConfigError
 from agentcli.tools.registry import ToolRegistry
 
-__all__ = ["MODES", "Adapter", "JsonAdapter", "ModelTurn", "NativeAdapter", "ReactAdapter", "make_adapter"]
+__all__ = ["MODES", "Adapter", "ModelTurn", "NativeAdapter", "make_adapter"]
+
+
+def _react(tools: ToolRegistry) -> Adapter:
+    from agentcli.adapters.react import ReactAdapter  # text modes are imported only when chosen
+
+    return ReactAdapter(tools)
+
+
+def _json(tools: ToolRegistry) -> Adapter:
+    from agentcli.adapters.json_mode import JsonAdapter
+
+    return JsonAdapter(tools)
+
 
 _FACTORIES: dict[str, Callable[[ToolRegistry], Adapter]] = {
     "native": lambda tools: NativeAdapter(),
-    "react": ReactAdapter,
-    "json": JsonAdapter,
-    "auto": lambda tools: NativeAdapter(fallback=ReactAdapter(tools)),
+    "react": _react,
+    "json": _json,
+    "auto": lambda tools: NativeAdapter(fallback=_react(tools)),
 }
 
 MODES = tuple(_FACTORIES)

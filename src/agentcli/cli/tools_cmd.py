@@ -24,8 +24,6 @@ def list_tools(
     workspace: opt.Workspace = None,
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
-    from agentcli.adapters import make_adapter
-    from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
     from agentcli.config import load_settings
     from agentcli.tools.builtin import builtin_tools
 
@@ -33,6 +31,9 @@ def list_tools(
     tools = builtin_tools(settings.workspace)
     if as_json:
         if mode in ("react", "json"):
+            from agentcli.adapters import make_adapter
+            from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+
             sys.stdout.write(make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools) + "\n")
         else:
             sys.stdout.write(json.dumps(tools.openai_tools(), indent=2, ensure_ascii=False) + "\n")
