@@ -111,29 +111,35 @@ def test_a_server_that_is_down_is_exit_1_without_traceback(run_agent: RunAgent) 
     assert "Traceback" not in done.stderr
 
 
-def test_ctrl_c_ends_the_run_with_130(scripted_server: ScriptedServer, workspace: Path) -> None:
-    scripted_server.script = [text("too late").delayed(30)]
+def interrupt_while_waiting(server: ScriptedServer, workspace: Path, *args: str) -> tuple[int, str, str]:
+    """Run `agent ask q ARGS`, send SIGINT once the model call is under way; (exit code, stdout, stderr)."""
+    server.script = [text("too late").delayed(30)]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentcli", "ask", "q", "--no-judge"],
+        [sys.executable, "-m", "agentcli", "ask", "q", *args],
         cwd=workspace,
-        env=agent_env(scripted_server),
+        env=agent_env(server),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        _wait_for_request(scripted_server)
+        _wait_for_request(server)
         proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=20)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    assert proc.returncode == 130
+    server.script = []  # the delayed reply may still be pending; nothing else is owed
+    return proc.returncode, out, err
+
+
+def test_ctrl_c_ends_the_run_with_130(scripted_server: ScriptedServer, workspace: Path) -> None:
+    code, _out, err = interrupt_while_waiting(scripted_server, workspace, "--no-judge")
+    assert code == 130
     assert "interrupted at step 1" in err
     assert "Traceback" not in err
-    scripted_server.script = []  # the delayed reply may still be pending; nothing else is owed
 
 
 def _wait_for_request(server: ScriptedServer, count: int = 1) -> None:
@@ -187,29 +193,11 @@ def test_a_short_key_is_masked_too(scripted_server: ScriptedServer, run_agent: R
 
 
 def test_json_output_ends_with_final_even_when_interrupted(scripted_server: ScriptedServer, workspace: Path) -> None:
-    scripted_server.script = [text("too late").delayed(30)]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentcli", "ask", "q", "--output", "json"],
-        cwd=workspace,
-        env=agent_env(scripted_server),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        _wait_for_request(scripted_server)
-        proc.send_signal(signal.SIGINT)
-        out, _err = proc.communicate(timeout=20)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
-    assert proc.returncode == 130
+    code, out, _err = interrupt_while_waiting(scripted_server, workspace, "--output", "json")
+    assert code == 130
     final = json.loads(out.splitlines()[-1])
     assert final["type"] == "final"
     assert (final["status"], final["answer"]) == ("interrupted", None)
-    scripted_server.script = []
 
 
 def test_a_closed_pipe_is_not_an_error_message(scripted_server: ScriptedServer, workspace: Path) -> None:
