@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterator
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.engine.conversation import Conversation
-from agentcli.engine.guards import RepeatGuard
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import FormatError, LLMError, ToolsUnsupportedError
@@ -74,7 +73,6 @@ class Engine:
         """Yield the events of one run; the last one is always RunFinished."""
         started = time.perf_counter()
         run = RunState(question)
-        self._guard = RepeatGuard()
         conversation.add_user(question)
         yield RunStarted(question, self.adapter.name, self.model)
         while run.state not in TERMINAL:
@@ -155,7 +153,7 @@ class Engine:
         for call in run.pending:
             yield ToolCalled(run.step, call.id, call.name, call.arguments)
             signature = self.tools.signature(call.name, call.arguments)
-            notice = self._guard.check(signature, call.name, run.step, call.id)
+            notice = run.guard.check(signature, call.name, run.step, call.id)
             if notice is None:
                 result = self.tools.call(call.name, call.arguments)
                 content, is_error, elapsed = result.content, result.is_error, result.elapsed_ms

@@ -16,6 +16,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from agentcli.engine.guards import RepeatGuard
 from agentcli.errors import InvariantError
 from agentcli.llm.types import ToolCall, Usage
 
@@ -56,6 +57,8 @@ class RunState:
     """Consecutive replies that could not be decoded."""
     stuck_turns: int = 0
     """Consecutive turns whose every call was a repeat."""
+    guard: RepeatGuard = field(default_factory=RepeatGuard)
+    """Every call signature of this run: repeats are answered with a notice instead of a second run."""
     usage: Usage = field(default_factory=Usage)
     answer: str | None = None
     failure: str = ""
