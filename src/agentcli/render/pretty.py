@@ -59,13 +59,13 @@ class RichRenderer:
                 self._text = self._text or content
                 if calls:
                     self._text += ("\n" if self._text else "") + "→ " + ", ".join(c["name"] for c in calls)
-                self._end_live(self._thinking(waiting=False))
+                self._end_live()
             case ToolCalled() as call:
                 self._calls[call.call_id] = call
             case ToolReturned() as result:
                 self._err.print(self._tool_panel(result))
             case FormatProblem(message=message, hint=hint):
-                self._end_live(self._thinking(waiting=False))
+                self._end_live()
                 body = Text(f"{message}\n\nTold the model: {hint}")
                 self._err.print(Panel(body, title="FORMAT ERROR", title_align="left", border_style="yellow"))
             case JudgeVerdict(passed=passed, missing=missing, note=note):
@@ -74,7 +74,7 @@ class RichRenderer:
                     verdict.append(f"\n{note}", style="yellow")
                 self._err.print(Panel(verdict, title="JUDGE", title_align="left", border_style="magenta"))
             case ModeSwitched(old=old, new=new, reason=reason):
-                self._end_live(self._thinking(waiting=False))
+                self._end_live()
                 body = Text(f"{old} → {new}\n{reason}")
                 self._err.print(Panel(body, title="MODE", title_align="left", border_style="yellow"))
             case AnswerReady(answer=answer, warning=warning):
@@ -82,13 +82,14 @@ class RichRenderer:
                     self._err.print(Text(f"warning: {warning}", style="yellow"))
                 self._print_answer(answer)
             case RunFailed(reason=reason):
-                self._end_live(self._thinking(waiting=False))
+                self._end_live()
                 self._err.print(Panel(Text(reason), title="FAILED", title_align="left", border_style="red"))
             case RunFinished() as final:
+                self._end_live()  # an interrupted step leaves its panel open
                 self._err.print(Text(summary(final), style="dim"))
 
     def close(self) -> None:
-        self._end_live(None)
+        self._end_live()
 
     def _thinking(self, *, waiting: bool) -> Panel:
         parts: list[RenderableType] = [Text(self._text)] if self._text else []
@@ -96,17 +97,16 @@ class RichRenderer:
             parts.append(Spinner("dots", text=Text("waiting for the model…", style="dim")))
         return Panel(Group(*parts), title=self._title, title_align="left", border_style="blue")
 
-    def _end_live(self, final: Panel | None) -> None:
-        """Close the THINKING panel of this step, showing `final` as its last state."""
+    def _end_live(self) -> None:
+        """Close this step's THINKING panel, its spinner replaced by what the model said."""
         if not self._thinking_open:
             return
         self._thinking_open = False
+        final = self._thinking(waiting=False)
         if self._live is None:
-            if final is not None:
-                self._err.print(final)
+            self._err.print(final)
             return
-        if final is not None:
-            self._live.update(final, refresh=True)
+        self._live.update(final, refresh=True)
         self._live.stop()
         self._live = None
 
