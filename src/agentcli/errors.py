@@ -3,7 +3,8 @@
     AgentError                  base: anything the CLI turns into a clear message, never a traceback
     ├── ConfigError             settings are missing or invalid                    -> exit 2
     ├── LLMError                the model endpoint failed after retries            -> run FAILED, exit 1
-    │   └── ToolsUnsupportedError  the endpoint rejected `tools` (auto mode falls back to react)
+    │   ├── ToolsUnsupportedError  the endpoint rejected `tools` (auto mode falls back to react)
+    │   └── StreamCutError      the connection broke mid-reply (the engine asks again, once)
     ├── FormatError             the model's reply could not be decoded; `.hint` is what the model is told
     └── InvariantError          our own bug: the conversation or state machine broke a rule (fails loudly)
 
@@ -32,6 +33,10 @@ class LLMError(AgentError):
 
 class ToolsUnsupportedError(LLMError):
     """The endpoint refused a request because it carried `tools`."""
+
+
+class StreamCutError(LLMError):
+    """The connection broke after part of the reply had streamed in; the SDK does not retry that."""
 
 
 class FormatError(AgentError):

@@ -95,6 +95,15 @@ class JudgeVerdict(Event):
 
 
 @dataclass(frozen=True)
+class StepRetried(Event):
+    """A step's reply was lost mid-stream; its partial text is void and the step starts again."""
+
+    type: ClassVar[str] = "step_retried"
+    step: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class ModeSwitched(Event):
     type: ClassVar[str] = "mode_switched"
     old: str

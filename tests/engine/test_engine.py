@@ -300,12 +300,20 @@ def test_an_answer_cut_by_the_output_limit_carries_a_warning(
     assert "output limit" in answer.to_dict()["warning"]
 
 
-def test_a_stream_cut_mid_way_fails_and_says_so(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [text("Hello there, this is a long answer").dropped_after(2)]
+def test_a_stream_cut_mid_way_is_asked_again_once(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+    scripted_server.script = [text("Hello there, this is a long answer").dropped_after(2), text("whole answer")]
+    result = make_agent(max_steps=1).run("q")
+    assert result.answer == "whole answer"  # the lost reply did not count against --max-steps
+    assert [e.type for e in result.events].count("step_retried") == 1
+
+
+def test_a_stream_cut_twice_fails_and_says_so(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+    cut = text("Hello there, this is a long answer").dropped_after(2)
+    scripted_server.script = [cut, cut]
     result = make_agent().run("q")
     assert result.status == "failed"
     reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
-    assert "cut" in reason
+    assert "cut while the reply was streaming" in reason
 
 
 def test_a_stream_without_an_ending_is_not_an_answer(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:

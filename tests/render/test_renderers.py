@@ -16,6 +16,7 @@ from agentcli.events import (
     RunFailed,
     RunFinished,
     RunStarted,
+    StepRetried,
     StepStarted,
     ToolCalled,
     ToolReturned,
@@ -127,3 +128,20 @@ def test_a_long_answer_line_is_not_wrapped_when_piped() -> None:
     answer = "word " * 60
     out, _ = render("rich", [AnswerReady(answer.strip()), RunFinished(answer, "finished", Usage(), 1, 0.1)])
     assert answer.strip() in out
+
+
+@pytest.mark.parametrize("kind", ["plain", "rich"])
+def test_a_retried_step_marks_its_partial_text_void(kind: str) -> None:
+    events: list[Event] = [
+        StepStarted(1, 15),
+        ModelTextDelta(1, "Half a rep"),
+        StepRetried(1, "The connection was cut while the reply was streaming."),
+        StepStarted(1, 15),
+        ModelTurnDecoded(1, "Whole reply", []),
+        AnswerReady("Whole reply"),
+        RunFinished("Whole reply", "finished", Usage(), 1, 0.1),
+    ]
+    out, err = render(kind, events)
+    assert "Asking again" in err
+    assert err.index("Half a rep") < err.index("Asking again") < err.rindex("step 1/15")
+    assert "Whole reply" in out

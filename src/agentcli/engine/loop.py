@@ -10,7 +10,7 @@ from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
 from agentcli.engine.state import TERMINAL, RunState, State
-from agentcli.errors import FormatError, LLMError, ToolsUnsupportedError
+from agentcli.errors import FormatError, LLMError, StreamCutError, ToolsUnsupportedError
 from agentcli.events import (
     AnswerReady,
     Event,
@@ -22,6 +22,7 @@ from agentcli.events import (
     RunFailed,
     RunFinished,
     RunStarted,
+    StepRetried,
     StepStarted,
     ToolCalled,
     ToolReturned,
@@ -33,6 +34,7 @@ from agentcli.tools.registry import ToolRegistry
 MAX_FORMAT_ERRORS = 3
 MAX_STUCK_TURNS = 3
 MAX_REJECTIONS = 3
+MAX_STREAM_RETRIES = 1
 
 CUT_REASONS = {
     "length": "The model hit its output limit; the answer may be cut off.",
@@ -109,6 +111,15 @@ class Engine:
                 return
             old, self.adapter = self.adapter, self.adapter.fallback
             yield ModeSwitched(old.name, self.adapter.name, str(exc))
+            yield State.THINKING
+            return
+        except StreamCutError as exc:
+            if run.stream_retries >= MAX_STREAM_RETRIES:
+                yield run.fail(f"{exc} It happened {run.stream_retries + 1} times; giving up.")
+                return
+            run.stream_retries += 1
+            run.step -= 1  # the lost reply does not count against --max-steps
+            yield StepRetried(run.step + 1, str(exc))
             yield State.THINKING
             return
         except LLMError as exc:

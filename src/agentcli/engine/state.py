@@ -6,7 +6,8 @@
     VALIDATING       judge the draft; accept it into the history FINISHED · THINKING · FAILED
     FINISHED/FAILED  terminal
 
-THINKING -> THINKING is a reply that could not be decoded (the model is told why) or a switch of protocol.
+THINKING -> THINKING is a reply that could not be decoded (the model is told why), a switch of protocol,
+or a reply lost mid-stream (asked for again, once).
 TOOL_EXECUTING -> FAILED is a model stuck repeating calls it already made;
 VALIDATING -> FAILED is a model that still gives no answer once the judge's budget is spent.
 """
@@ -53,6 +54,8 @@ class RunState:
     draft_warning: str = ""
     """Set when the draft may be incomplete (the model hit its output limit, a content filter)."""
     rejections: int = 0
+    stream_retries: int = 0
+    """Replies lost mid-stream and asked for again, in this run."""
     format_errors: int = 0
     """Consecutive replies that could not be decoded."""
     stuck_turns: int = 0

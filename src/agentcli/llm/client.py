@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentcli.errors import LLMError, ToolsUnsupportedError
+from agentcli.errors import LLMError, StreamCutError, ToolsUnsupportedError
 from agentcli.llm.types import ChatRequest, Completion, TextDelta, ToolCall, Usage
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ class OpenAIChatClient:
                                 partial.arguments.append(piece.function.arguments or "")
         except self._openai.APIError as exc:
             if received and isinstance(exc, self._openai.APIConnectionError):
-                raise LLMError("The connection was cut while the reply was streaming; nothing was kept.") from None
+                raise StreamCutError("The connection was cut while the reply was streaming.") from None
             raise self._error(exc, request) from None
         if not received:
             raise LLMError(

@@ -15,6 +15,7 @@ from agentcli.events import (
     ModeSwitched,
     RunFailed,
     RunFinished,
+    StepRetried,
     StepStarted,
     ToolCalled,
     ToolReturned,
@@ -59,6 +60,9 @@ class PlainRenderer:
             case ToolReturned() as result:
                 self._say(f"-- {tool_facts(result)}")
                 self._say(textwrap.indent(preview(result.content), "   "))
+            case StepRetried(reason=reason):
+                self._end_stream()
+                self._say(f"== {reason} Asking again; the text above is void.")
             case FormatProblem(message=message):
                 self._say(f"== format error: {message}")
             case JudgeVerdict(passed=passed, missing=missing, note=note):

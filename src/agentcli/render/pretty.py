@@ -25,6 +25,7 @@ from agentcli.events import (
     ModeSwitched,
     RunFailed,
     RunFinished,
+    StepRetried,
     StepStarted,
     ToolCalled,
     ToolReturned,
@@ -64,6 +65,9 @@ class RichRenderer:
                 self._calls[call.call_id] = call
             case ToolReturned() as result:
                 self._err.print(self._tool_panel(result))
+            case StepRetried(reason=reason):
+                self._text += f"\n[{reason} Asking again; this text is void.]"
+                self._end_live()
             case FormatProblem(message=message, hint=hint):
                 self._end_live()
                 body = Text(f"{message}\n\nTold the model: {hint}")
