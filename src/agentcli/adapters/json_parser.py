@@ -17,10 +17,16 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from agentcli.adapters.base import ModelTurn
 from agentcli.adapters.prompts import JSON_FORMAT_REMINDER
-from agentcli.adapters.react_parser import bare_arguments, clean_tool_name, cut_observation, is_no_action, quote
+from agentcli.adapters.react_parser import (
+    bare_arguments,
+    clean_tool_name,
+    cut_observation,
+    is_no_action,
+    parameters_hint,
+    quote,
+)
 from agentcli.errors import FormatError
 from agentcli.llm.types import ToolCall
-from agentcli.tools.schema import describe_parameters
 
 if TYPE_CHECKING:
     from agentcli.tools.registry import ToolRegistry
@@ -98,14 +104,10 @@ def _arguments(params: Any, name: str, tools: ToolRegistry | None) -> str:
     if not isinstance(params, str):
         _fail(f'Your "params" must be a JSON object, not {type(params).__name__}.')
     value = params.strip()
-    if tools is not None and name not in tools:
-        return json.dumps(value, ensure_ascii=False)  # the registry reports the unknown tool itself
-    bound = bare_arguments(tools, name, value) if tools is not None else None
-    if bound is None:
-        tool = next((t for t in tools or () if t.name == name), None)
-        hint = f" Parameters of {name}: {describe_parameters(tool.parameters)}." if tool else ""
-        _fail(f'Your "params" {quote(value)} is not a JSON object.{hint}')
-    return json.dumps(bound, ensure_ascii=False)
+    arguments = bare_arguments(tools, name, value)
+    if arguments is None:
+        _fail(f'Your "params" {quote(value)} is not a JSON object.{parameters_hint(tools, name)}')
+    return arguments
 
 
 def _fail(problem: str) -> NoReturn:

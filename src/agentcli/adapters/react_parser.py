@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from agentcli.adapters.base import ModelTurn
 from agentcli.adapters.prompts import REACT_FORMAT_REMINDER
@@ -71,23 +71,31 @@ def cut_observation(text: str) -> tuple[str, bool]:
     return text, False
 
 
-def bare_arguments(tools: ToolRegistry, name: str, value: str) -> dict[str, Any] | None:
-    """A bare-string input as the arguments of the tool's only string parameter, or None if that is ambiguous.
+def bare_arguments(tools: ToolRegistry | None, name: str, value: str) -> str | None:
+    """The JSON arguments a bare (non-object) string stands for, or None if it stands for none.
 
-    The only parameter is the one required parameter, or, when none is required, the one parameter there is.
-    An empty value fits a tool without required parameters.
+    For a tool the registry does not know, the string itself: the registry then reports the unknown tool.
+    Otherwise the value of the tool's only string parameter: the one required parameter or, when none is
+    required, the one parameter there is. An empty value fits a tool without required parameters.
     """
-    tool = next((t for t in tools if t.name == name), None)
-    if tool is None:
+    if tools is None:
         return None
-    schema = tool.parameters
+    if name not in tools:
+        return json.dumps(value, ensure_ascii=False)
+    schema = next(t for t in tools if t.name == name).parameters
     required: list[str] = list(schema.get("required", []))
     if not value:
-        return None if required else {}
+        return None if required else "{}"
     candidates = required or list(schema.get("properties", {}))
     if len(candidates) == 1 and schema.get("properties", {}).get(candidates[0], {}).get("type") == "string":
-        return {candidates[0]: value}
+        return json.dumps({candidates[0]: value}, ensure_ascii=False)
     return None
+
+
+def parameters_hint(tools: ToolRegistry | None, name: str) -> str:
+    """' Parameters of NAME: ...' for a known tool, to close a format error with what is valid."""
+    tool = next((t for t in tools or () if t.name == name), None)
+    return f" Parameters of {name}: {describe_parameters(tool.parameters)}." if tool else ""
 
 
 def is_no_action(name: str, tools: ToolRegistry | None) -> bool:
@@ -146,14 +154,10 @@ def _arguments(region: str, name: str, tools: ToolRegistry | None) -> str:
         except RecursionError:
             _fail("Your Action Input is nested too deeply.")
     value = _bare_value(region)
-    if tools is not None and name not in tools:
-        return json.dumps(value, ensure_ascii=False)  # the registry reports the unknown tool itself
-    bound = bare_arguments(tools, name, value) if tools is not None else None
-    if bound is None:
-        tool = next((t for t in tools or () if t.name == name), None)
-        params = f" Parameters of {name}: {describe_parameters(tool.parameters)}." if tool else ""
-        _fail(f"Your Action Input {quote(value)} is not a JSON object.{params}")
-    return json.dumps(bound, ensure_ascii=False)
+    arguments = bare_arguments(tools, name, value)
+    if arguments is None:
+        _fail(f"Your Action Input {quote(value)} is not a JSON object.{parameters_hint(tools, name)}")
+    return arguments
 
 
 def _bare_value(region: str) -> str:
