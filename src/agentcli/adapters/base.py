@@ -19,10 +19,6 @@ class ModelTurn:
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
 
-    @property
-    def is_answer(self) -> bool:
-        return not self.tool_calls
-
 
 class Adapter(Protocol):
     """One protocol mode (native, react, json). Decoding raises FormatError with a hint for the model."""
