@@ -13,15 +13,17 @@ __all__ = ["MODES", "Adapter", "ModelTurn", "NativeAdapter", "make_adapter"]
 
 
 def _react(tools: ToolRegistry) -> Adapter:
-    from agentcli.adapters.react import ReactAdapter  # text modes are imported only when chosen
+    from agentcli.adapters.react import REACT  # text modes are imported only when chosen
+    from agentcli.adapters.text_protocol import TextAdapter
 
-    return ReactAdapter(tools)
+    return TextAdapter(REACT, tools)
 
 
 def _json(tools: ToolRegistry) -> Adapter:
-    from agentcli.adapters.json_mode import JsonAdapter
+    from agentcli.adapters.json_mode import JSON
+    from agentcli.adapters.text_protocol import TextAdapter
 
-    return JsonAdapter(tools)
+    return TextAdapter(JSON, tools)
 
 
 _FACTORIES: dict[str, Callable[[ToolRegistry], Adapter]] = {
