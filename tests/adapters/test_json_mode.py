@@ -381,3 +381,11 @@ def test_a_no_action_with_a_string_input_is_the_final_answer(answer: str, action
     assert parse_json_reply(json.dumps({"final_answer": answer}), "json_1", TOOLS) == expected
     reply = json.dumps({"thought": "done", "action": action, "action_input": answer}, ensure_ascii=False)
     assert parse_json_reply(reply, "json_1", TOOLS) == expected
+
+
+def test_folding_keeps_arguments_with_an_integer_too_long_to_convert() -> None:
+    """After an auto fallback, native arguments are folded into json text: a 4,301-digit integer must not crash."""
+    arguments = '{"a": ' + TOO_LONG + ', "b": 1}'
+    assert write_json_calls("t", [("add", arguments)]) == json.dumps(
+        {"thought": "t", "action": "add", "params": arguments}, ensure_ascii=False
+    )
