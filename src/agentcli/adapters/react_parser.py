@@ -35,7 +35,7 @@ _LABEL = shared.label_regex(r"thought|action[ \t_]*input|action|final[ \t_]*answ
 _INLINE_INPUT = re.compile(r"action[ \t_]*input[ \t*_`]*[:：][*_`]*", re.IGNORECASE)
 _WHOLE_FENCE = re.compile(r"\s*```[\w-]*[ \t]*\n(?P<body>.*)\n[ \t]*```\s*", re.DOTALL)
 _OPENING_FENCE = re.compile(r"```(?:[\w-]*[ \t]*\n|[\w-]*\s*(?=\{))")
-"""A code fence's opening before an Action Input: ```` ```json⏎ ````, or ```` ``` ```` right before a `{`."""
+"""A code fence that opens an Action Input: three backticks and a language tag ending the line, or before a `{`."""
 _CLOSING_FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
 _QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "‘": "’"}
 
