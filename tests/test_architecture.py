@@ -14,7 +14,15 @@ import agentcli
 PACKAGE = Path(agentcli.__file__).parent
 
 # A layer may import only from the layers listed for it (and from itself and the shared leaf modules).
-SHARED = {"agentcli.errors", "agentcli.events", "agentcli.config", "agentcli.modes", "agentcli.llm.types", "agentcli"}
+SHARED = {
+    "agentcli.errors",
+    "agentcli.events",
+    "agentcli.config",
+    "agentcli.modes",
+    "agentcli.llm.types",
+    "agentcli.text",
+    "agentcli",
+}
 ALLOWED = {
     "tools": set(),
     "llm": set(),
