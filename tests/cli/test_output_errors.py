@@ -20,7 +20,7 @@ from agentcli.errors import ConfigError
 from tests.cli.conftest import agent_env
 from tests.support.scripted_server import ScriptedServer, text
 
-BIG_ANSWER = "x" * 3_000_000  # far more than a pipe holds
+BIG_ANSWER = "x" * 600_000  # far more than a pipe holds (64 kB)
 
 
 def raising(exc: BaseException) -> None:
