@@ -25,7 +25,7 @@ class RunStarted(Event):
     mode: str
     model: str
     endpoint: str = ""
-    """The host (and port) the conversation goes to, so a user sees where it goes."""
+    """Where the conversation goes: the endpoint's host[:port], e.g. `api.deepseek.com`."""
 
 
 @dataclass(frozen=True)
