@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from agentcli.cli.exits import EXIT_ANSWER, guarded
+from agentcli.cli.exits import EXIT_ANSWER, WRITE_FAILURES, guarded
 from agentcli.cli.options import RunOptions, with_run_options
 from agentcli.cli.turn import answer_question, undecodable
 from agentcli.errors import AgentError
@@ -79,7 +79,12 @@ def _talk(agent: Agent, options: RunOptions) -> None:
 
     settings = agent.settings
     kind = options.output_kind()
-    say = sys.stderr.write
+    from agentcli.render.text import visible
+
+    def say(text: str) -> None:
+        # Errors quote the server and the model: their control codes are shown, never obeyed.
+        sys.stderr.write(visible(text))
+
     if sys.stdin.isatty():
         say(f"agentcli chat · model {settings.model} · mode {settings.mode} · → {settings.endpoint} · /help\n")
     for line in _lines():
@@ -107,6 +112,8 @@ def _talk(agent: Agent, options: RunOptions) -> None:
             except AgentError as exc:  # a bug or a refusal in one turn must not end the session
                 say(f"error: {exc}\n")
             except Exception as exc:
+                if isinstance(exc, OSError) and exc.errno in WRITE_FAILURES:
+                    raise  # the output is gone (a closed pipe, a full disk): the session cannot go on
                 if os.environ.get("AGENTCLI_DEBUG") == "1":
                     raise
                 say(f"internal error: {type(exc).__name__}: {exc} (the session goes on)\n")
