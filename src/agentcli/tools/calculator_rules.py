@@ -1,7 +1,8 @@
-"""What the calculator allows: its limits, functions, constants, and how its messages quote numbers."""
+"""What the calculator allows and refuses: its limits, functions, constants, refusal messages, and number text."""
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Callable
 from typing import NamedTuple, NoReturn, TypeAlias
@@ -73,6 +74,45 @@ ALLOWED = (
     "Allowed: numbers, + - * / // % **, parentheses, "
     f"functions {', '.join(FUNCTIONS)}; constants {', '.join(CONSTANTS)}."
 )
+
+
+REFUSED_OPS: dict[type[ast.AST], str] = {
+    ast.BitXor: "^",
+    ast.BitAnd: "&",
+    ast.BitOr: "|",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.MatMult: "@",
+    ast.Invert: "~",
+    ast.Not: "not",
+}
+REFUSED_NODES: dict[type[ast.AST], str] = {
+    ast.Attribute: "attribute access is not allowed",
+    ast.Subscript: "subscripts are not allowed",
+    ast.Lambda: "lambda is not allowed",
+    ast.ListComp: "comprehensions are not allowed",
+    ast.SetComp: "comprehensions are not allowed",
+    ast.DictComp: "comprehensions are not allowed",
+    ast.GeneratorExp: "comprehensions are not allowed",
+    ast.Compare: "comparisons are not allowed",
+    ast.BoolOp: "'and' / 'or' are not allowed",
+    ast.IfExp: "conditional expressions are not allowed",
+    ast.JoinedStr: "strings are not allowed",
+    ast.NamedExpr: "assignment (:=) is not allowed",
+    ast.Starred: "* unpacking is not allowed",
+}
+
+
+def refusal(node: ast.AST) -> CalculatorError:
+    """The error for a node outside the allow-list; it names the node and lists what is allowed."""
+    reason = REFUSED_NODES.get(type(node), f"{type(node).__name__} is not allowed")
+    op: ast.AST = getattr(node, "op", node)
+    symbol = REFUSED_OPS.get(type(op))
+    if symbol:
+        reason = f"operator '{symbol}' is not allowed" + (": use ** for powers" if symbol == "^" else "")
+    elif isinstance(node, ast.Attribute):
+        reason = f"attribute access is not allowed: '.{node.attr}'"
+    return CalculatorError(f"{reason}. {ALLOWED}")
 
 
 def format_number(value: Number) -> str:

@@ -23,6 +23,7 @@ from agentcli.tools.calculator_rules import (
     Number,
     operand,
     quote,
+    refusal,
     too_large,
     too_many_digits,
 )
@@ -58,31 +59,6 @@ BINARY_OPS: dict[type[ast.operator], tuple[str, Callable[[Number, Number], Numbe
     ast.FloorDiv: ("//", operator.floordiv),
     ast.Mod: ("%", operator.mod),
     ast.Pow: ("**", _pow),
-}
-REFUSED_OPS: dict[type[ast.AST], str] = {
-    ast.BitXor: "^",
-    ast.BitAnd: "&",
-    ast.BitOr: "|",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-    ast.MatMult: "@",
-    ast.Invert: "~",
-    ast.Not: "not",
-}
-REFUSED_NODES: dict[type[ast.AST], str] = {
-    ast.Attribute: "attribute access is not allowed",
-    ast.Subscript: "subscripts are not allowed",
-    ast.Lambda: "lambda is not allowed",
-    ast.ListComp: "comprehensions are not allowed",
-    ast.SetComp: "comprehensions are not allowed",
-    ast.DictComp: "comprehensions are not allowed",
-    ast.GeneratorExp: "comprehensions are not allowed",
-    ast.Compare: "comparisons are not allowed",
-    ast.BoolOp: "'and' / 'or' are not allowed",
-    ast.IfExp: "conditional expressions are not allowed",
-    ast.JoinedStr: "strings are not allowed",
-    ast.NamedExpr: "assignment (:=) is not allowed",
-    ast.Starred: "* unpacking is not allowed",
 }
 
 
@@ -130,19 +106,7 @@ def _compute(node: ast.expr, depth: int) -> Number:
         return _binary(node, depth)
     if isinstance(node, ast.Call):
         return _call(node, depth)
-    raise _refusal(node)
-
-
-def _refusal(node: ast.AST) -> CalculatorError:
-    """The error for a node outside the allow-list; it names the node and lists what is allowed."""
-    reason = REFUSED_NODES.get(type(node), f"{type(node).__name__} is not allowed")
-    op: ast.AST = getattr(node, "op", node)
-    symbol = REFUSED_OPS.get(type(op))
-    if symbol:
-        reason = f"operator '{symbol}' is not allowed" + (": use ** for powers" if symbol == "^" else "")
-    elif isinstance(node, ast.Attribute):
-        reason = f"attribute access is not allowed: '.{node.attr}'"
-    return CalculatorError(f"{reason}. {ALLOWED}")
+    raise refusal(node)
 
 
 def _binary(node: ast.BinOp, depth: int) -> Number:
@@ -155,7 +119,7 @@ def _binary(node: ast.BinOp, depth: int) -> Number:
     value = _compute(left, depth + 1)
     for link in reversed(chain):
         if type(link.op) not in BINARY_OPS:
-            raise _refusal(link)
+            raise refusal(link)
         value = _operate(link.op, value, _compute(link.right, depth + 1))
     return value
 
@@ -167,7 +131,7 @@ def _operate(op: ast.operator, left: Number, right: Number) -> Number:
 
 def _call(node: ast.Call, depth: int) -> Number:
     if isinstance(node.func, ast.Attribute):
-        raise _refusal(node.func)  # math.sqrt(x): the message names the attribute
+        raise refusal(node.func)  # math.sqrt(x): the message names the attribute
     if not isinstance(node.func, ast.Name):  # (lambda: 1)(), sqrt(4)(2)
         raise CalculatorError(f"only the allowed functions can be called, by name. {ALLOWED}")
     name = node.func.id
