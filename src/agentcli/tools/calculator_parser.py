@@ -22,7 +22,7 @@ from agentcli.tools.calculator_rules import ALLOWED, MAX_DEPTH, MAX_DIGITS, Calc
 
 _DIGITS = r"[0-9](?:_?[0-9])*"
 _EXPONENT = rf"[eE][-+]?{_DIGITS}"
-_TOKEN = re.compile(
+_TOKEN = (  # compiled on first use (re caches it): only long chains need it, and start-up should not pay
     rf"""
     (?P<space>[ \t]+)
     | (?P<newline>[\r\n]+)
@@ -31,8 +31,7 @@ _TOKEN = re.compile(
     | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
     | (?P<op>\*\*|//|[-+*/%(),])
     | (?P<other>.)
-    """,
-    re.VERBOSE | re.DOTALL,
+    """
 )
 _BINARY: dict[str, tuple[int, int, type[ast.operator]]] = {
     # operator: (binding power on the left, on the right, node). Left-associative operators bind tighter on
@@ -103,7 +102,7 @@ def _check_brackets(text: str) -> None:
 def _tokens(text: str) -> Iterator[_Token]:
     """The tokens one by one, so that the parser can refuse deep nesting before it has read the rest."""
     brackets = 0
-    for match in _TOKEN.finditer(text):
+    for match in re.finditer(_TOKEN, text, re.VERBOSE | re.DOTALL):
         kind, token = match.lastgroup, match.group()
         if kind == "space" or (kind == "newline" and brackets > 0):
             continue
