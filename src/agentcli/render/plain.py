@@ -7,6 +7,7 @@ from typing import IO
 
 from agentcli.events import (
     AnswerReady,
+    CallDenied,
     Event,
     FormatProblem,
     JudgeVerdict,
@@ -57,6 +58,8 @@ class PlainRenderer:
                     self._say("-> calls: " + ", ".join(call["name"] for call in calls))
             case ToolCalled(name=name, arguments=arguments):
                 self._say(f"== tool {name} {arguments}")
+            case CallDenied(name=name, reason=reason):
+                self._say(f"== not run: {name}: {reason}")
             case ToolReturned() as result:
                 self._say(f"-- {tool_facts(result)}")
                 self._say(textwrap.indent(preview(result.content), "   "))

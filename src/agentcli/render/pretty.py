@@ -17,6 +17,7 @@ from rich.text import Text
 
 from agentcli.events import (
     AnswerReady,
+    CallDenied,
     Event,
     FormatProblem,
     JudgeVerdict,
@@ -63,6 +64,8 @@ class RichRenderer:
                 self._end_live()
             case ToolCalled() as call:
                 self._calls[call.call_id] = call
+            case CallDenied(name=name, reason=reason):
+                self._err.print(Text(f"✗ not run: {name}: {reason}", style="yellow"))
             case ToolReturned() as result:
                 self._err.print(self._tool_panel(result))
             case StepRetried(reason=reason):

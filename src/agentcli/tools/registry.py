@@ -215,6 +215,13 @@ def _as_text(value: object) -> str:
     if isinstance(value, BaseModel):
         return value.model_dump_json()
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, default=_model_data)
     except (TypeError, ValueError, RecursionError):
         return str(value)
+
+
+def _model_data(value: object) -> object:
+    """Pydantic models inside a dict or list are JSON too; anything else makes the whole result str()."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON")

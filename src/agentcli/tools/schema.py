@@ -171,6 +171,8 @@ def describe_parameters(schema: dict[str, Any]) -> str:
 def _type_name(prop: dict[str, Any]) -> str:
     if "enum" in prop:
         return "one of " + "|".join(json.dumps(v, ensure_ascii=False) for v in prop["enum"])
+    if "$ref" in prop:  # a Pydantic model: "Point object"
+        return f"{str(prop['$ref']).rsplit('/', 1)[-1]} object"
     if "anyOf" in prop:
         return " or ".join(_type_name(option) for option in prop["anyOf"])
     kind = str(prop.get("type", "any"))
