@@ -40,7 +40,11 @@ def parameter_docs(func: Callable[..., object]) -> dict[str, str]:
         return {}
     import docstring_parser  # imported here: most docstrings have no sections, and it costs start-up time
 
-    parsed = docstring_parser.parse(doc, docstring_parser.DocstringStyle.GOOGLE)
+    try:
+        # A summary line first, so a docstring that opens with `Args:` parses too (only the sections are used).
+        parsed = docstring_parser.parse("-\n\n" + doc, docstring_parser.DocstringStyle.GOOGLE)
+    except docstring_parser.ParseError:  # a malformed section costs its descriptions, not the tool
+        return {}
     return {param.arg_name: " ".join(param.description.split()) for param in parsed.params if param.description}
 
 
