@@ -12,6 +12,7 @@ import pytest
 
 from agentcli.adapters import make_adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+from agentcli.modes import ModeName
 from agentcli.tools.loading import load_tools
 from agentcli.tools.registry import ToolRegistry
 from tests.test_contract_snapshots import check
@@ -29,6 +30,6 @@ def test_native_tools_array_of_a_user_file(tools: ToolRegistry) -> None:
 
 
 @pytest.mark.parametrize("mode", ["react", "json"])
-def test_text_mode_prompts_of_a_user_file(tools: ToolRegistry, mode: str) -> None:
+def test_text_mode_prompts_of_a_user_file(tools: ToolRegistry, mode: ModeName) -> None:
     prompt = make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools)
     check(f"user_tools_{mode}_system_prompt.txt", prompt + "\n")
