@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
@@ -431,3 +433,38 @@ def test_a_broken_plugin_names_its_distribution(
 def test_json_of_the_sample_is_stable_across_loads() -> None:
     first = json.dumps(ToolRegistry(load_tools([SAMPLE], plugins=False)).openai_tools())
     assert json.dumps(ToolRegistry(load_tools([SAMPLE], plugins=False)).openai_tools()) == first
+
+
+# The examples file --------------------------------------------------------------------------------------------
+EXAMPLE = Path(__file__).parents[2] / "examples" / "git_tools.py"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_example_git_tools_work_read_only_and_ask_before_writing(tmp_path: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True, timeout=30
+        )
+
+    git("init", "-q")
+    (tmp_path / "a.txt").write_text("one\n", encoding="utf-8")
+    git("add", "a.txt")
+    git("commit", "-q", "-m", "add a")
+    (tmp_path / "a.txt").write_text("one\ntwo\n", encoding="utf-8")
+    tools = load_tools([EXAMPLE], plugins=False)
+    assert {tool.name: tool.requires_approval for tool in tools} == {
+        "git_log": False,
+        "git_diff": False,
+        "write_note": True,
+    }
+    registry = registry_in(tmp_path, *(tool.func for tool in tools))
+    assert registry.call("git_log", {}).content.endswith("t: add a\n")
+    assert "+two" in registry.call("git_diff", {}).content
+    assert registry.call("git_diff", {"revision": "--output=x"}).is_error
+    assert (
+        registry.call("write_note", {"path": "notes/n.md", "text": "hi"}).content == "wrote 2 characters to notes/n.md"
+    )
+    again = registry.call("write_note", {"path": "notes/n.md", "text": "ho"})
+    assert again.is_error and "overwrite=true" in again.content
+    assert registry.call("write_note", {"path": "../out.md", "text": "x"}).is_error
+    assert (tmp_path / "notes" / "n.md").read_text(encoding="utf-8") == "hi"

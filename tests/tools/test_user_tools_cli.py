@@ -122,6 +122,21 @@ def test_a_hostile_workspace_never_runs(
         assert done.returncode == 0, (args, done.stderr)
     assert [marker for marker in planted if marker.exists()] == []
     # Asked for by name, a file is imported: the markers above would have shown a run.
-    asked = subprocess.run([*command, "tools", "list", "--tools", "tools.py"], cwd=workspace, env=env, timeout=60)
+    asked = subprocess.run(
+        [*command, "tools", "list", "--tools", "tools.py"], cwd=workspace, env=env, capture_output=True, timeout=60
+    )
     assert asked.returncode == 2  # it defines no tools
     assert planted[0].exists()
+
+
+def test_decorating_a_tool_does_not_import_pydantic_or_the_engine() -> None:
+    code = (
+        "import sys, agentcli\n"
+        "@agentcli.tool(requires_approval=True)\n"
+        "def f(x: int) -> int:\n    return x\n"
+        "from agentcli import ToolContext\n"
+        "assert 'pydantic' not in sys.modules, 'pydantic was imported'\n"
+        "assert 'agentcli.engine.loop' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
