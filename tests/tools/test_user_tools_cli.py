@@ -110,23 +110,21 @@ def test_a_hostile_workspace_never_runs(
         judge_pass(),
     ]
     env = agent_env(scripted_server)
-    for args, stdin in [
-        (["tools", "list"], ""),
-        (["tools", "list", "--json", "--mode", "react"], ""),
-        (["ask", "read tools.py"], ""),
-        (["chat"], "hello\n/exit\n"),
-    ]:
+    runs = [(["tools", "list", "--json", "--mode", "react"], ""), (["ask", "read tools.py"], "")]
+    if launcher == "console script":  # `python -m` puts the current directory on sys.path: ask is the one to try
+        runs += [(["tools", "list"], ""), (["chat"], "hello\n/exit\n")]
+    for args, stdin in runs:
         done = subprocess.run(
             [*command, *args], cwd=workspace, env=env, input=stdin, capture_output=True, text=True, timeout=60
         )
         assert done.returncode == 0, (args, done.stderr)
     assert [marker for marker in planted if marker.exists()] == []
-    # Asked for by name, a file is imported: the markers above would have shown a run.
-    asked = subprocess.run(
-        [*command, "tools", "list", "--tools", "tools.py"], cwd=workspace, env=env, capture_output=True, timeout=60
-    )
-    assert asked.returncode == 2  # it defines no tools
-    assert planted[0].exists()
+    if launcher == "console script":  # asked for by name, a file is imported: the markers would show a run
+        asked = subprocess.run(
+            [*command, "tools", "list", "--tools", "tools.py"], cwd=workspace, env=env, capture_output=True, timeout=60
+        )
+        assert asked.returncode == 2  # it defines no tools
+        assert planted[0].exists()
 
 
 def test_decorating_a_tool_does_not_import_pydantic_or_the_engine() -> None:
