@@ -11,7 +11,7 @@ from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
-from agentcli.engine.policy import BeforeCall, Deny, PendingCall, allow_all
+from agentcli.engine.policy import Allow, BeforeCall, Deny, PendingCall, allow_all
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import FormatError, LLMError, StreamCutError, ToolsUnsupportedError
@@ -177,14 +177,9 @@ class Engine:
             if call.id in answered:
                 continue
             yield ToolCalled(run.step, call.id, call.name, call.arguments)
-            tool = self.tools.get(call.name)
-            notice = None
-            if tool is None or tool.idempotent:  # a call with side effects may rightly be made again
-                signature = self.tools.signature(call.name, call.arguments)
-                notice = run.guard.check(signature, call.name, run.step, call.id)
-            decision = (
-                None if notice else self.before_call(PendingCall(call.id, call.name, call.arguments, tool, run.step))
-            )
+            pending = PendingCall(call.id, call.name, call.arguments, self.tools.get(call.name), run.step)
+            notice = self._repeat_notice(run, pending)
+            decision = self.before_call(pending) if notice is None else Allow()
             if notice is not None:
                 blocked += 1
                 content, is_error, elapsed = notice, True, 0.0
@@ -201,6 +196,14 @@ class Engine:
         if run.stuck_turns >= MAX_STUCK_TURNS:
             return run.fail(f"The model repeated calls it had already made {run.stuck_turns} turns in a row.")
         return State.THINKING
+
+    def _repeat_notice(self, run: RunState, call: PendingCall) -> str | None:
+        """The repeat guard's answer instead of running a call; None to run it. A call with side effects
+        (`idempotent=False`) may rightly be made again, so the guard never sees it."""
+        if call.tool is not None and not call.tool.idempotent:
+            return None
+        signature = self.tools.signature(call.name, call.arguments)
+        return run.guard.check(signature, call.name, run.step, call.id)
 
     # VALIDATING --------------------------------------------------------------------------------------
     def _validate(self, run: RunState, session: Session) -> Step:
