@@ -98,7 +98,7 @@ class Agent:
     def __init__(
         self,
         settings: Settings,
-        tools: Iterable[Tool | Callable[..., object]] = (),
+        tools: Iterable[Tool | Callable[..., object]] | None = None,
         client: ChatClient | None = None,
         *,
         builtins: bool = True,
@@ -106,7 +106,7 @@ class Agent:
     ) -> None:
         self.settings = settings
         self.tools = ToolRegistry(builtin_list() if builtins else (), context=ToolContext.from_settings(settings))
-        for tool in tools:
+        for tool in tools or ():
             self.tools.add(tool)
         if client is None:
             from agentcli.llm.client import OpenAIChatClient

@@ -7,7 +7,7 @@ import inspect
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -71,10 +71,6 @@ class Tool:
             spec.idempotent,
             source,
         )
-
-    def from_source(self, source: str) -> Tool:
-        """The same tool, saying where it came from."""
-        return replace(self, source=source)
 
     @cached_property
     def parameters(self) -> dict[str, Any]:
