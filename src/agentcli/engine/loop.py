@@ -11,7 +11,7 @@ from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
-from agentcli.engine.policy import Allow, BeforeCall, Deny, PendingCall, allow_all
+from agentcli.engine.policy import BeforeCall, Deny, PendingCall, allow_all
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import FormatError, LLMError, StreamCutError, ToolsUnsupportedError
@@ -179,23 +179,27 @@ class Engine:
             yield ToolCalled(run.step, call.id, call.name, call.arguments)
             pending = PendingCall(call.id, call.name, call.arguments, self.tools.get(call.name), run.step)
             notice = self._repeat_notice(run, pending)
-            decision = self.before_call(pending) if notice is None else Allow()
-            if notice is not None:
-                blocked += 1
-                content, is_error, elapsed = notice, True, 0.0
-            elif isinstance(decision, Deny):
-                yield CallDenied(run.step, call.id, call.name, decision.reason)
-                content, is_error, elapsed = decision.reason, True, 0.0
+            if notice is None:
+                returned = yield from self._call(pending)
             else:
-                result = self.tools.call(call.name, call.arguments)
-                content, is_error, elapsed = result.content, result.is_error, result.elapsed_ms
-            conversation.add_tool_result(call.id, content)
-            yield ToolReturned(run.step, call.id, call.name, content, is_error, elapsed, skipped=notice is not None)
+                blocked += 1
+                returned = ToolReturned(run.step, call.id, call.name, notice, True, 0.0, skipped=True)
+            conversation.add_tool_result(call.id, returned.content)
+            yield returned
         run.stuck_turns = run.stuck_turns + 1 if blocked == len(run.pending) else 0
         run.pending = ()
         if run.stuck_turns >= MAX_STUCK_TURNS:
             return run.fail(f"The model repeated calls it had already made {run.stuck_turns} turns in a row.")
         return State.THINKING
+
+    def _call(self, call: PendingCall) -> Generator[Event, None, ToolReturned]:
+        """Run one call unless the before_call policy denies it; a denial is the call's result."""
+        decision = self.before_call(call)
+        if isinstance(decision, Deny):
+            yield CallDenied(call.step, call.id, call.name, decision.reason)
+            return ToolReturned(call.step, call.id, call.name, decision.reason, True, 0.0)
+        result = self.tools.call(call.name, call.arguments)
+        return ToolReturned(call.step, call.id, call.name, result.content, result.is_error, result.elapsed_ms)
 
     def _repeat_notice(self, run: RunState, call: PendingCall) -> str | None:
         """The repeat guard's answer instead of running a call; None to run it. A call with side effects
