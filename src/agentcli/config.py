@@ -59,6 +59,8 @@ class Settings:
     """Seconds to wait for one model response."""
     max_retries: int = 3
     """Retries on 429, 5xx and connection errors, with exponential backoff (Retry-After honoured)."""
+    stream: bool = True
+    """Stream replies; off for servers that cannot stream tool calls (LLM_STREAM=0)."""
 
     def require_model(self) -> Settings:
         """Raise ConfigError unless a model can be called."""

@@ -18,17 +18,19 @@ from agentcli.events import (
     JudgeVerdict,
     ModelTextDelta,
     ModelTurnDecoded,
+    ModelWaiting,
     ModeSwitched,
     RunFailed,
     RunFinished,
     RunStarted,
     StepRetried,
     StepStarted,
+    StreamingSwitchedOff,
     ToolCalled,
     ToolReturned,
     UsageReported,
 )
-from agentcli.llm.types import ChatClient, Completion, ToolCall, Usage
+from agentcli.llm.types import ChatClient, Completion, StreamingOff, ToolCall, Usage, Waiting
 from agentcli.tools.registry import ToolRegistry
 
 MAX_FORMAT_ERRORS = 3
@@ -103,6 +105,10 @@ class Engine:
             for item in self.client.stream(request):
                 if isinstance(item, Completion):
                     completion = item
+                elif isinstance(item, Waiting):
+                    yield ModelWaiting(run.step, item.reason, item.seconds)
+                elif isinstance(item, StreamingOff):
+                    yield StreamingSwitchedOff(item.reason)
                 else:
                     yield ModelTextDelta(run.step, item.text)
         except ToolsUnsupportedError as exc:

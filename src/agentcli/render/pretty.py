@@ -22,11 +22,13 @@ from agentcli.events import (
     JudgeVerdict,
     ModelTextDelta,
     ModelTurnDecoded,
+    ModelWaiting,
     ModeSwitched,
     RunFailed,
     RunFinished,
     StepRetried,
     StepStarted,
+    StreamingSwitchedOff,
     ToolCalled,
     ToolReturned,
 )
@@ -77,6 +79,10 @@ class RichRenderer:
                 if note:
                     verdict.append(f"\n{note}", style="yellow")
                 self._err.print(Panel(verdict, title="JUDGE", title_align="left", border_style="magenta"))
+            case ModelWaiting(reason=reason, seconds=seconds):
+                self._err.print(Text(f"waiting {seconds:.1f} s: {reason}", style="yellow"))
+            case StreamingSwitchedOff(reason=reason):
+                self._err.print(Panel(Text(reason), title="STREAMING OFF", title_align="left", border_style="yellow"))
             case ModeSwitched(old=old, new=new, reason=reason):
                 self._end_live()
                 body = Text(f"{old} → {new}\n{reason}")
