@@ -77,7 +77,7 @@ def _clip(text: str) -> str:
 class Judge:
     """Fail-open: a judge that errors, hangs or replies garbage lets the answer through, with a note."""
 
-    def __init__(self, client: ChatClient, *, timeout: float = JUDGE_TIMEOUT) -> None:
+    def __init__(self, client: ChatClient, *, timeout: float | None = None) -> None:
         self._client = client
         self._timeout = timeout
 
@@ -86,7 +86,8 @@ class Judge:
         if trivial is not None:
             return trivial
         try:
-            completion = self._client.complete(judge_request(question, draft, earlier), timeout=self._timeout)
+            request = judge_request(question, draft, earlier)
+            completion = self._client.complete(request, timeout=self._timeout or JUDGE_TIMEOUT)
         except LLMError as exc:
             return Verdict(True, note=f"judge unavailable, answer accepted unchecked: {exc}")
         try:

@@ -128,7 +128,7 @@ class OpenAIChatClient:
         try:
             chunks = yield from self._retrying(lambda timeout: self._open_stream(request, timeout), request)
         except LLMError as exc:
-            if isinstance(exc, ToolsUnsupportedError) or not _says_cannot_stream(str(exc)):
+            if not _says_cannot_stream(str(exc)):  # checked first: it mentions tools, but they are not the problem
                 raise
             return f"{self._server_cap} cannot stream this request ({exc})."
         text: list[str] = []
@@ -158,7 +158,7 @@ class OpenAIChatClient:
                             text.append(content)
                             yield TextDelta(content)
             except LLMError as exc:
-                raise self._bounded(exc, self._timeout) from None
+                raise self._bounded(exc) from None
             except self._openai.APIConnectionError:
                 raise StreamCutError(
                     f"The connection to {self._server} was cut while the reply was streaming."
@@ -195,7 +195,13 @@ class OpenAIChatClient:
     # -- without streaming ------------------------------------------------------------------------------
 
     def _unstreamed(self, request: ChatRequest, timeout: float) -> Completion:
-        response = self._client.chat.completions.create(model=self._model, timeout=timeout, **request)
+        try:
+            response: Any = self._client.chat.completions.create(model=self._model, timeout=timeout, **request)
+        except ValueError as exc:  # a body that says it is JSON and is not (UnicodeDecodeError is one too)
+            raise LLMError(
+                f"{self._server_cap} did not answer with a chat completion (its body is not JSON: "
+                f"{_short(str(exc), 80)}); check LLM_BASE_URL (it usually ends in /v1)."
+            ) from None
         try:
             choice = response.choices[0]
             message = choice.message
@@ -236,7 +242,7 @@ class OpenAIChatClient:
             try:
                 return attempt(max(timeout, 0.001))
             except LLMError as exc:
-                raise self._bounded(exc, timeout) from None
+                raise self._bounded(exc, budget) from None
             except self._openai.APIError as exc:
                 error = self._error(exc, request)
                 delay = self._retry_delay(exc, error, retry)
@@ -261,8 +267,8 @@ class OpenAIChatClient:
             asked = _retry_after(response.headers)
             if asked is not None and asked > RETRY_AFTER_CAP:
                 return LLMError(
-                    f"{error} The server asks to wait {asked:.0f} s before asking again; agentcli waits at most "
-                    f"{RETRY_AFTER_CAP:.0f} s. Try again later.",
+                    f"{_sentence(str(error))} The server asks to wait {asked:.0f} s before asking again; agentcli "
+                    f"waits at most {RETRY_AFTER_CAP:.0f} s. Try again later.",
                     status=status,
                 )
             if asked is not None and asked > 0:
@@ -274,14 +280,15 @@ class OpenAIChatClient:
 
     # -- errors -----------------------------------------------------------------------------------------
 
-    def _bounded(self, exc: LLMError, timeout: float) -> LLMError:
-        """A bound's bare error, reworded to name the server and the setting that chose the bound."""
+    def _bounded(self, exc: LLMError, budget: float | None = None) -> LLMError:
+        """A bound's bare error, reworded to name the server and the bound: LLM_TIMEOUT, or a caller's budget."""
         if isinstance(exc, ReplyDeadlineError):
-            setting = f"LLM_TIMEOUT={exc.seconds:g} s" if exc.seconds >= self._timeout else f"{exc.seconds:g} s"
+            if budget is not None:
+                return ReplyDeadlineError(budget, f"{self._server_cap} gave no reply within {budget:g} s.")
             return ReplyDeadlineError(
-                exc.seconds,
-                f"{self._server_cap} gave no reply within {setting} (from the request to its last byte); the "
-                "reply was cut off. A slow model may need a larger --timeout (LLM_TIMEOUT).",
+                self._timeout,
+                f"{self._server_cap} gave no reply within LLM_TIMEOUT={self._timeout:g} s (from the request to "
+                "its last byte); the reply was cut off. A slow model may need a larger --timeout (LLM_TIMEOUT).",
             )
         if isinstance(exc, ReplyTooLargeError):
             return ReplyTooLargeError(
@@ -373,14 +380,20 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
 def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
 def _describe(response: object) -> str:
     if isinstance(response, str):
-        return f"it sent text starting {_short(response.strip(), 60)!r}"
-    return f"it sent {type(response).__name__}"
+        return f"it sent text starting {_short(response.strip(), 60)!r}" if response.strip() else "it sent nothing"
+    if isinstance(response, list):
+        return "it sent a JSON array"
+    return "it sent JSON without a usable `choices`"
 
 
 def _usage(raw: Any) -> Usage:
