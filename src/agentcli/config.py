@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -92,8 +93,24 @@ def load_settings(
         api_key=Secret(pick(api_key, "LLM_API_KEY")),
     )
     chosen = {key: value for key, value in options.items() if value is not None}
+    chosen = {**_client_settings(lambda name: pick(None, name)), **chosen}
     settings = replace(settings, **chosen)  # type: ignore[arg-type]
     return _validated(settings)
+
+
+def _client_settings(read: Callable[[str], str]) -> dict[str, object]:
+    """LLM_TIMEOUT, LLM_MAX_RETRIES and LLM_STREAM, where set (a stand-in until the settings rework reads them)."""
+    found: dict[str, object] = {}
+    try:
+        if read("LLM_TIMEOUT"):
+            found["timeout"] = float(read("LLM_TIMEOUT"))
+        if read("LLM_MAX_RETRIES"):
+            found["max_retries"] = int(read("LLM_MAX_RETRIES"))
+    except ValueError as exc:
+        raise ConfigError(f"LLM_TIMEOUT and LLM_MAX_RETRIES must be numbers ({exc}).") from None
+    if read("LLM_STREAM"):
+        found["stream"] = read("LLM_STREAM").lower() not in ("0", "false", "no", "off")
+    return found
 
 
 def _read_dotenv(path: Path) -> dict[str, str | None]:

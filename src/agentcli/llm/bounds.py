@@ -154,5 +154,9 @@ def bounded_http_client(timeout: float) -> httpx2.Client:
         def _init_proxy_transport(self, *args: Any, **kwargs: Any) -> httpx2.BaseTransport:
             return BoundedTransport(super()._init_proxy_transport(*args, **kwargs))
 
+        def __del__(self) -> None:  # as the SDK's own client does: a client nobody closed closes its sockets
+            with contextlib.suppress(Exception):
+                self.close()
+
     client: httpx2.Client = _Client(timeout=timeout)
     return client
