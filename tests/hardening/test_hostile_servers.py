@@ -8,7 +8,6 @@ hangs fails the test instead of hanging it). Memory is measured where it could g
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import subprocess
