@@ -96,8 +96,10 @@ def test_a_server_that_falls_silent_mid_stream_is_cut_at_the_deadline(
 ) -> None:
     first = f"data: {chunk_json({'content': 'begun'})}\n\n".encode()
     scripted_server.script = [Reply(content_type="text/event-stream", chunks=lambda: [first, b""], chunk_delay=3600)]
+    items: list[StreamItem] = []
     with pytest.raises(ReplyDeadlineError):
-        streamed(make_client(timeout=1.0))
+        items.extend(make_client(timeout=1.0).stream(QUESTION))
+    assert items == [TextDelta("begun")]
 
 
 def test_an_endless_stream_is_cut_at_8_mb(scripted_server: ScriptedServer, make_client: MakeClient) -> None:

@@ -85,7 +85,7 @@ class Reply:
     drop_after_chunks: int | None = None  # close without a response (0), or a stream after n SSE events
     delay: float = 0.0  # seconds to wait before answering
     chunks: Callable[[], Iterable[bytes]] | None = None  # a body sent piece by piece (chunked), streamed or not
-    chunk_delay: float = 0.0  # seconds between two of those pieces
+    chunk_delay: float = 0.0  # seconds between two of those pieces (an empty piece is just that wait)
 
     def delayed(self, seconds: float) -> Reply:
         """The same reply, sent after `seconds`."""
@@ -690,11 +690,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.end_headers()
         self.wfile.flush()
-        for piece in reply.chunks():
-            if owner._stopping.is_set() or (reply.chunk_delay and owner._stopping.wait(reply.chunk_delay)):
+        for number, piece in enumerate(reply.chunks()):
+            pause = reply.chunk_delay if number else 0.0
+            if owner._stopping.is_set() or (pause and owner._stopping.wait(pause)):
                 self.close_connection = True
                 return
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            if piece:  # an empty piece is only a pause: its chunk would end the body
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
         self.wfile.write(b"0\r\n\r\n")
 
     def _send_bytes(self, status: int, body: bytes, content_type: str, headers: Mapping[str, str]) -> None:

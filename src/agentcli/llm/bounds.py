@@ -9,10 +9,10 @@ wraps the real one and bounds each reply in three ways:
   Before the headers, the socket's read timeout is the deadline itself (no byte can arrive early enough to
   restart it past the deadline, except headers trickled byte by byte: an exotic case left to that timeout).
   After the headers, a watchdog timer shuts the socket down at the deadline, which wakes a read blocked on a
-  silent server at once; every chunk also checks the clock. Measured: a server trickling one byte every 0.2 s
-  is cut within one chunk of a 1 s deadline. Checking the clock per chunk alone would have let a server that
-  trickles and then falls silent hold the request for twice the deadline (the read timeout runs out only
-  a full timeout after the last byte).
+  silent server at once; every chunk also checks the clock. Measured with a 2 s deadline: a server sending
+  a byte every 0.2 s is cut at 2.00 s; one that trickles for 1.8 s and then falls silent at 2.1 s. Without
+  the watchdog the latter held on until 3.9 s: the read timeout runs out only a whole timeout after the
+  last byte, so the clock check alone allows up to twice the deadline.
 - the bytes of one server-sent event (or of a whole non-streamed body): the SSE decoder buffers an event until
   its blank line, so a server that never ends an event would grow that buffer without bound.
 - the decoded text and tool arguments, which the client counts itself (MAX_REPLY_CHARS), since only it
