@@ -239,6 +239,22 @@ def test_a_server_that_cannot_stream_tool_calls_is_asked_unstreamed_from_then_on
     assert [r.get("stream", False) for r in scripted_server.requests] == [True, False, False]
 
 
+def test_a_server_that_ignores_stream_and_sends_json_is_asked_unstreamed(
+    scripted_server: ScriptedServer, make_client: MakeClient
+) -> None:
+    scripted_server.script = [raw('{"choices": []}'), text("hello")]
+    items = streamed(make_client())
+    assert any(isinstance(item, StreamingOff) and "plain JSON body" in item.reason for item in items)
+    assert completion_of(items).content == "hello"
+
+
+def test_an_echoed_key_never_shows_in_a_message(scripted_server: ScriptedServer, make_client: MakeClient) -> None:
+    scripted_server.script = [raw("<html>your key sk-test-SECRET-1234 is wrong</html>", content_type="text/html")]
+    with pytest.raises(LLMError) as caught:
+        make_client().complete(QUESTION)
+    assert "sk-test-SECRET-1234" not in str(caught.value) and "********" in str(caught.value)
+
+
 def test_streaming_can_be_off_from_the_start(scripted_server: ScriptedServer, make_client: MakeClient) -> None:
     scripted_server.script = [text("hello")]
     items = streamed(make_client(stream=False))

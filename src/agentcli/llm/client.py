@@ -169,11 +169,14 @@ class OpenAIChatClient:
                 # JSONDecodeError and UnicodeDecodeError are ValueErrors; a chunk that is a list or holds
                 # the wrong types fails as one of the others. All are the server's fault.
                 raise LLMError(
-                    f"{self._server_cap} sent a malformed stream ({type(exc).__name__}: {_short(str(exc))}); "
-                    "check LLM_BASE_URL and the server."
+                    f"{self._server_cap} sent a malformed stream ({type(exc).__name__}: "
+                    f"{self._scrub(_short(str(exc)))}); check LLM_BASE_URL and the server."
                 ) from None
         if not received:
-            if "text/event-stream" not in chunks.response.headers.get("content-type", ""):
+            kind = chunks.response.headers.get("content-type", "")
+            if "json" in kind:  # a server (or proxy) that ignores `stream` and sends the whole completion
+                return f"{self._server_cap} answered a streamed request with a plain JSON body."
+            if "text/event-stream" not in kind:
                 raise LLMError(
                     f"{self._server_cap} did not answer with a chat-completion stream; check LLM_BASE_URL "
                     "(it usually ends in /v1)."
@@ -220,7 +223,7 @@ class OpenAIChatClient:
         except (AttributeError, TypeError, IndexError, KeyError, ValueError):
             # An HTML page with status 200, a JSON body of another shape, `choices: []`...
             raise LLMError(
-                f"{self._server_cap} did not answer with a chat completion ({_describe(response)}); "
+                f"{self._server_cap} did not answer with a chat completion ({self._scrub(_describe(response))}); "
                 "check LLM_BASE_URL (it usually ends in /v1)."
             ) from None
         if len(content) + sum(len(call.arguments) + len(call.name) for call in calls) > MAX_REPLY_CHARS:
