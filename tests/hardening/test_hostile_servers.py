@@ -81,11 +81,11 @@ CASES = [
         "trickle",
         lambda: [trickle(f"data: {chunk_json({'content': 'x' * 200})}\n\n", 0.05)],
         1,
-        "no reply within LLM_TIMEOUT=1 s",
-        timeout=1.0,
+        "no reply within LLM_TIMEOUT=0.5 s",
+        timeout=0.5,
     ),
-    Case("no-headers", lambda: [text("late").delayed(3600)], 1, "no reply within LLM_TIMEOUT=1 s", timeout=1.0),
-    Case("silent-mid-stream", lambda: [_silent_after_one_chunk()], 1, "no reply within LLM_TIMEOUT=1 s", timeout=1.0),
+    Case("no-headers", lambda: [text("late").delayed(3600)], 1, "no reply within LLM_TIMEOUT=0.5 s", timeout=0.5),
+    Case("silent-mid-stream", lambda: [_silent_after_one_chunk()], 1, "no reply within LLM_TIMEOUT=0.5 s", timeout=0.5),
     Case("endless-1mb-deltas", lambda: [endless(1_000_000)], 1, "larger than 8 MB"),
     # Item 3: a number of thousands of digits in tool arguments is a tool error the model reads.
     Case(
