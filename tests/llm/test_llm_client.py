@@ -63,6 +63,24 @@ def test_a_malformed_stream_is_the_servers_fault(
     assert type(caught.value) is LLMError  # final: not a cut stream, not retried
 
 
+@pytest.mark.parametrize(
+    "closing",
+    [
+        '{"choices": [{"index": 0, "finish_reason": "stop"}]}',
+        '{"choices": [{"index": 0, "delta": null, "finish_reason": "stop"}]}',
+        '{"object": "chat.completion.chunk"}',
+    ],
+    ids=["no-delta", "null-delta", "no-choices"],
+)
+def test_harmless_gaps_in_chunks_are_tolerated(
+    scripted_server: ScriptedServer, make_client: MakeClient, closing: str
+) -> None:
+    finish = chunk_json({}, "stop") if "finish_reason" not in closing else None
+    scripted_server.script = [sse(chunk_json({"content": "hi"}), closing, *([finish] if finish else []))]
+    completion = completion_of(streamed(make_client()))
+    assert (completion.content, completion.finish_reason) == ("hi", "stop")
+
+
 def test_a_stream_that_ends_without_finish_reason_is_a_cut(
     scripted_server: ScriptedServer, make_client: MakeClient
 ) -> None:

@@ -143,9 +143,11 @@ class OpenAIChatClient:
                     received += 1
                     if chunk.usage is not None:
                         usage = _usage(chunk.usage)
-                    for choice in chunk.choices:
+                    for choice in chunk.choices or ():  # a chunk of usage alone may carry no choices at all
                         finish_reason = _text_or_none(choice.finish_reason) or finish_reason
                         delta = choice.delta
+                        if delta is None:  # some servers' closing chunk has a finish_reason and no delta
+                            continue
                         for piece in delta.tool_calls or ():
                             size += calls.add(piece)
                         content = _text_or_none(delta.content)
