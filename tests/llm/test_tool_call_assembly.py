@@ -106,3 +106,9 @@ def test_calls_come_out_in_index_order() -> None:
     assembler.add(Piece(0, "a", Function("first", "{}")))
     assert [call.name for call in assembler.calls()] == ["first", "second"]
     assert all(isinstance(call, ToolCall) for call in assembler.calls())
+
+
+def test_lone_surrogates_in_names_and_arguments_are_replaced() -> None:
+    assert assembled(Piece(0, "c\ud800", Function("f\udfff", '{"a": "\ud800"}'))) == [
+        ("c\ufffd", "f\ufffd", '{"a": "\ufffd"}')
+    ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentcli.llm.sanitize import clean_text
 from agentcli.llm.types import ToolCall
 
 
@@ -63,7 +64,11 @@ class ToolCallAssembler:
 
     def calls(self) -> tuple[ToolCall, ...]:
         return tuple(
-            ToolCall(partial.id or f"call_{index}", "".join(partial.name), "".join(partial.arguments))
+            ToolCall(
+                clean_text(partial.id) or f"call_{index}",
+                clean_text("".join(partial.name)),
+                clean_text("".join(partial.arguments)),
+            )
             for index, partial in sorted(self._calls.items())
         )
 
