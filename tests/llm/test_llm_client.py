@@ -116,7 +116,7 @@ def test_a_server_that_falls_silent_mid_stream_is_cut_at_the_deadline(
     scripted_server.script = [Reply(content_type="text/event-stream", chunks=lambda: [first, b""], chunk_delay=3600)]
     items: list[StreamItem] = []
     with pytest.raises(ReplyDeadlineError):
-        items.extend(make_client(timeout=2.0).stream(QUESTION))
+        items.extend(make_client(timeout=1.0).stream(QUESTION))
     assert items == [TextDelta("begun")]
 
 
