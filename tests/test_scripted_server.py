@@ -16,13 +16,17 @@ from tests.support.scripted_server import (
     SHARED_SCHEMA_PATH,
     Request,
     ScriptedServer,
+    chunk_json,
     drop,
+    endless,
     error,
     find_problem,
     judge_fail,
     judge_pass,
+    sse,
     text,
     tool_calls,
+    trickle,
 )
 
 USER: dict[str, Any] = {"role": "user", "content": "hi"}
@@ -348,3 +352,67 @@ def test_schema_copy_matches_the_shared_original() -> None:
     if not SHARED_SCHEMA_PATH.exists():
         pytest.skip("no shared/ folder beside the repo")
     assert SCHEMA_PATH.read_bytes() == SHARED_SCHEMA_PATH.read_bytes()
+
+
+# -- hostile replies --------------------------------------------------------------------------------------
+
+
+def raw_stream(server: ScriptedServer, body: dict[str, Any] | None = None, read: int | None = None) -> bytes:
+    """POST a streamed request over plain HTTP and return the body's bytes (the first `read` of them)."""
+    connection = connect(server)
+    try:
+        sent = body if body is not None else {"model": "m", "messages": [USER], "stream": True}
+        connection.request("POST", "/v1/chat/completions", json.dumps(sent))
+        response = connection.getresponse()
+        return response.read(read) if read is not None else response.read()
+    finally:
+        connection.close()
+
+
+def test_sse_sends_payloads_as_they_are(scripted_server: ScriptedServer) -> None:
+    scripted_server.script = [sse("{not json", b"\xff", chunk_json({"content": "hi"}, "stop"))]
+    events = raw_stream(scripted_server).split(b"\n\n")
+    assert events[:2] == [b"data: {not json", b"data: \xff"]
+    assert json.loads(events[2].removeprefix(b"data: "))["choices"][0]["delta"] == {"content": "hi"}
+    assert events[3:] == [b"data: [DONE]", b""]
+
+
+def test_sse_can_be_empty(scripted_server: ScriptedServer) -> None:
+    scripted_server.script = [sse(done=False), sse()]
+    assert raw_stream(scripted_server) == b""
+    assert raw_stream(scripted_server) == b"data: [DONE]\n\n"
+
+
+def test_hand_made_chunks_are_read_by_the_sdk(scripted_server: ScriptedServer, openai_client: openai.OpenAI) -> None:
+    scripted_server.script = [sse(chunk_json({"content": "hi"}), chunk_json({}, "stop", usage=(1, 2, 0)))]
+    chunks = ask_streamed(openai_client)
+    assert chunks[0].choices[0].delta.content == "hi"
+    assert chunks[1].choices[0].finish_reason == "stop"
+    assert chunks[1].usage is not None and chunks[1].usage.completion_tokens == 2
+
+
+def test_trickle_sends_the_body_byte_by_byte(scripted_server: ScriptedServer) -> None:
+    scripted_server.script = [trickle("data: [DONE]\n\n", 0.001)]
+    assert raw_stream(scripted_server) == b"data: [DONE]\n\n"
+
+
+def test_endless_streams_until_the_client_leaves(scripted_server: ScriptedServer) -> None:
+    scripted_server.script = [endless(1000), text("still serving")]
+    head = raw_stream(scripted_server, read=50_000)
+    assert len(head) == 50_000 and head.startswith(b"data: {")
+    with openai.OpenAI(base_url=scripted_server.base_url, api_key="k", max_retries=0) as client:
+        assert ask(client).choices[0].message.content == "still serving"
+
+
+def test_a_reply_without_usage_streams_none(scripted_server: ScriptedServer, openai_client: openai.OpenAI) -> None:
+    scripted_server.script = [text("hi", usage=None), text("hi", usage=None)]
+    assert all(chunk.usage is None for chunk in ask_streamed(openai_client))
+    assert ask(openai_client).usage is None
+
+
+def test_hostile_replies_still_validate_the_request(scripted_server: ScriptedServer) -> None:
+    scripted_server.script = [endless()]
+    scripted_server.expect_violations = True
+    refused = raw_stream(scripted_server, {"model": "m", "messages": [{"role": "tool", "content": "x"}]})
+    assert b"tool_call_id" in refused or b"no tool call is pending" in refused
+    assert len(scripted_server.violations) == 1 and scripted_server.remaining == 1

@@ -22,7 +22,7 @@ from agentcli.engine.loop import Engine
 from agentcli.engine.policy import BeforeCall, allow_all
 from agentcli.engine.session import Session
 from agentcli.engine.state import RunState
-from agentcli.events import Event, ModeSwitched, RunFinished, ToolCalled
+from agentcli.events import Event, ModeSwitched, RunFinished, StreamingSwitchedOff, ToolCalled
 from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.context import ToolContext
@@ -65,8 +65,8 @@ class Run:
             for event in self._engine.run(self._session, self.state):
                 if hasattr(event, "step"):
                     self._last = event
-                if isinstance(event, ModeSwitched):  # learnt about the server: it holds for the whole session
-                    self._session.mode = self.state.mode
+                if isinstance(event, ModeSwitched | StreamingSwitchedOff):  # learnt about the server: for the session
+                    self._session.mode, self._session.streaming = self.state.mode, self.state.streaming
                 finished = finished or isinstance(event, RunFinished)
                 yield event
         finally:

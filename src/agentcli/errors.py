@@ -4,7 +4,10 @@
     ├── ConfigError             settings are missing or invalid                    -> exit 2
     ├── LLMError                the model endpoint failed after retries            -> run FAILED, exit 1
     │   ├── ToolsUnsupportedError  the endpoint rejected `tools` (auto mode falls back to react)
-    │   └── StreamCutError      the connection broke mid-reply (the engine asks again, once)
+    │   ├── StreamCutError      the connection broke mid-reply (the engine asks again, once)
+    │   └── ReplyBoundError     a reply passed its deadline or its size cap (never retried)
+    │       ├── ReplyDeadlineError
+    │       └── ReplyTooLargeError
     ├── FormatError             the model's reply could not be decoded; `.hint` is what the model is told
     └── InvariantError          our own bug: the conversation or state machine broke a rule (fails loudly)
 
@@ -49,3 +52,23 @@ class FormatError(AgentError):
 
 class InvariantError(AgentError):
     """A rule of the conversation or the state machine was broken: a bug in agentcli."""
+
+
+class ReplyBoundError(LLMError):
+    """A reply was cut off at one of its bounds; asking again would only hit the same bound."""
+
+
+class ReplyDeadlineError(ReplyBoundError):
+    """No complete reply within the deadline (LLM_TIMEOUT, or the judge's shorter one)."""
+
+    def __init__(self, seconds: float, message: str | None = None) -> None:
+        super().__init__(message or f"No reply within {seconds:g} s.")
+        self.seconds = seconds
+
+
+class ReplyTooLargeError(ReplyBoundError):
+    """The reply grew past the size cap."""
+
+    def __init__(self, megabytes: int, message: str | None = None) -> None:
+        super().__init__(message or f"The reply was larger than {megabytes} MB.")
+        self.megabytes = megabytes

@@ -15,7 +15,11 @@ class Event:
     type: ClassVar[str] = "event"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, **asdict(self)}
+        fields = asdict(self)
+        for name, value in fields.items():
+            if isinstance(value, dict) and isinstance(getattr(self, name), Usage):
+                fields[name] = getattr(self, name).to_dict()  # its own shape: `unreported` only when there are any
+        return {"type": self.type, **fields}
 
 
 @dataclass(frozen=True)
@@ -122,6 +126,24 @@ class ModeSwitched(Event):
     type: ClassVar[str] = "mode_switched"
     old: str
     new: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ModelWaiting(Event):
+    """The client waits `seconds` before asking the model again; `reason` says what went wrong."""
+
+    type: ClassVar[str] = "waiting"
+    step: int
+    reason: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class StreamingSwitchedOff(Event):
+    """The server cannot stream (tool calls): from now on every reply is asked for without streaming."""
+
+    type: ClassVar[str] = "streaming_off"
     reason: str
 
 

@@ -316,16 +316,19 @@ def test_a_stream_cut_twice_fails_and_says_so(scripted_server: ScriptedServer, m
     assert "cut while the reply was streaming" in reason
 
 
-def test_a_stream_without_an_ending_is_not_an_answer(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+def test_a_stream_without_an_ending_is_asked_again_like_a_cut(
+    scripted_server: ScriptedServer, make_agent: MakeAgent
+) -> None:
     def chunk(piece: str) -> str:
         choice = {"index": 0, "delta": {"content": piece}, "finish_reason": None}
         body = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [choice]}
         return f"data: {json.dumps(body)}\n\n"
 
     body = chunk("Half an ") + chunk("answer")  # and then the server just closes: no finish_reason, no [DONE]
-    scripted_server.script = [raw(body, content_type="text/event-stream")]
+    scripted_server.script = [raw(body, content_type="text/event-stream"), raw(body, content_type="text/event-stream")]
     result = make_agent().run("q")
     assert result.status == "failed"
+    assert [e.type for e in result.events].count("step_retried") == 1
     reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
     assert "ended before the model finished" in reason
 

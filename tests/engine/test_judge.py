@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 
-from agentcli.engine.judge import Judge, is_trivial, judge_request
+from agentcli.engine.judge import MISSING_CHARS, Judge, is_trivial, judge_request
 from agentcli.errors import LLMError
-from agentcli.llm.types import ChatRequest, Completion, TextDelta
+from agentcli.llm.types import ChatRequest, Completion, StreamItem
 
 
 class OneReply:
     def __init__(self, reply: str | Exception) -> None:
         self.reply = reply
         self.requests: list[ChatRequest] = []
+        self.timeouts: list[float | None] = []
 
-    def stream(self, request: ChatRequest) -> Iterator[TextDelta | Completion]:
+    def stream(self, request: ChatRequest) -> Iterator[StreamItem]:
         raise AssertionError("the judge does not stream")
 
-    def complete(self, request: ChatRequest) -> Completion:
+    def complete(self, request: ChatRequest, *, timeout: float | None = None) -> Completion:
         self.requests.append(request)
+        self.timeouts.append(timeout)
         if isinstance(self.reply, Exception):
             raise self.reply
         return Completion(self.reply)
@@ -66,3 +69,21 @@ def test_trivial_drafts_are_rejected_without_a_call(draft: str) -> None:
     assert not verdict.passed
     assert client.requests == []
     assert is_trivial(draft)
+
+
+def test_the_judge_asks_with_its_own_shorter_deadline() -> None:
+    client = OneReply('{"passed": true}')
+    Judge(client, timeout=7.5).review("q", "a draft")
+    assert client.timeouts == [7.5]
+
+
+def test_a_long_missing_text_is_clipped() -> None:
+    verdict = Judge(OneReply(json.dumps({"passed": False, "missing": "x" * 100_000}))).review("q", "a draft")
+    assert not verdict.passed
+    assert len(verdict.missing) < MISSING_CHARS + 100
+    assert verdict.missing.startswith("x" * MISSING_CHARS) and "100,000 characters" in verdict.missing
+
+
+def test_a_verdict_with_a_number_of_5000_digits_fails_open() -> None:
+    verdict = Judge(OneReply('{"passed": false, "missing": "", "n": ' + "9" * 5000 + "}")).review("q", "a draft")
+    assert verdict.passed and "accepted unchecked" in verdict.note

@@ -9,6 +9,10 @@ receives. Every request is recorded and validated: the Chat Completions request 
     with ScriptedServer([tool_calls(("read_file", {"path": "a.txt"})), text("done")]) as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="test-key")
 
+Hostile servers too: sse() sends any SSE payloads (malformed JSON, invalid UTF-8, hand-made chunks), trickle()
+sends a body a byte at a time, endless() streams big deltas forever, `.delayed(3600)` never sends headers,
+`usage=None` streams without usage. They answer valid requests only: every request is still validated.
+
 Only the standard library and jsonschema, so `bench/` can import it too.
 """
 
@@ -16,12 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import math
 import socket
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -46,8 +51,8 @@ ARGS_PIECE = 8  # characters per streamed arguments delta
 MAX_PIECES = 64  # longer strings are cut into at most this many deltas
 POLL_SECONDS = 0.01  # how soon serve_forever() notices shutdown(); the default 0.5 s slows every teardown
 
-UsageSpec: TypeAlias = tuple[int, int, int]
-"""(prompt_tokens, completion_tokens, cached_tokens)."""
+UsageSpec: TypeAlias = tuple[int, int, int] | None
+"""(prompt_tokens, completion_tokens, cached_tokens); None: the server reports no usage."""
 
 DEFAULT_USAGE: UsageSpec = (10, 5, 2)
 
@@ -79,6 +84,8 @@ class Reply:
     headers: Mapping[str, str] = field(default_factory=dict)
     drop_after_chunks: int | None = None  # close without a response (0), or a stream after n SSE events
     delay: float = 0.0  # seconds to wait before answering
+    chunks: Callable[[], Iterable[bytes]] | None = None  # a body sent piece by piece (chunked), streamed or not
+    chunk_delay: float = 0.0  # seconds between two of those pieces (an empty piece is just that wait)
 
     def delayed(self, seconds: float) -> Reply:
         """The same reply, sent after `seconds`."""
@@ -159,6 +166,43 @@ def raw(
     """Any bytes with any status (a garbled JSON body, an HTML error page...)."""
     data = body.encode() if isinstance(body, str) else body
     return Reply(status=status, body=data, content_type=content_type, headers=dict(headers or {}))
+
+
+def chunk_json(
+    delta: Mapping[str, Any], finish_reason: str | None = None, *, usage: UsageSpec = None, choices: bool = True
+) -> str:
+    """One `chat.completion.chunk` as JSON text, for hand-made streams: sse(chunk_json({"content": "hi"}), ...)."""
+    body: dict[str, Any] = {"id": "chatcmpl-hand", "object": "chat.completion.chunk", "created": CREATED}
+    body["model"] = "test-model"
+    choice = {"index": 0, "delta": dict(delta), "logprobs": None, "finish_reason": finish_reason}
+    body["choices"] = [choice] if choices else []
+    if usage is not None:
+        body["usage"] = _usage(usage)
+    return json.dumps(body)
+
+
+def sse(*payloads: str | bytes, done: bool = True, status: int = 200) -> Reply:
+    """A stream of SSE events `data: <payload>` as given (bytes are sent as they are), then `data: [DONE]`."""
+    events = [b"data: " + (p if isinstance(p, bytes) else p.encode()) + b"\n\n" for p in payloads]
+    if done:
+        events.append(b"data: [DONE]\n\n")
+    return Reply(status=status, content_type="text/event-stream", chunks=lambda: iter(events))
+
+
+def trickle(body: bytes | str, every: float, *, content_type: str = "text/event-stream") -> Reply:
+    """`body` one byte at a time, `every` seconds apart: a server that is slow but never silent."""
+    data = body.encode() if isinstance(body, str) else body
+    return Reply(
+        content_type=content_type,
+        chunks=lambda: (data[i : i + 1] for i in range(len(data))),
+        chunk_delay=every,
+    )
+
+
+def endless(delta_chars: int = 1_000_000) -> Reply:
+    """A stream of content deltas of `delta_chars` characters each that never ends (until the client leaves)."""
+    event = f"data: {chunk_json({'content': 'x' * delta_chars})}\n\n".encode()
+    return Reply(content_type="text/event-stream", chunks=lambda: itertools.repeat(event))
 
 
 def unused_base_url() -> str:
@@ -441,7 +485,7 @@ def _pieces(s: str, size: int) -> list[str]:
     return [s[i : i + size] for i in range(0, len(s), size)]
 
 
-def _usage(usage: UsageSpec) -> dict[str, Any]:
+def _usage(usage: tuple[int, int, int]) -> dict[str, Any]:
     prompt, completion, cached = usage
     return {
         "prompt_tokens": prompt,
@@ -479,7 +523,7 @@ def _completion_body(reply: Reply, calls: list[ScriptedCall], model: str, number
         "created": CREATED,
         "model": model,
         "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": _finish_reason(reply)}],
-        "usage": _usage(reply.usage),
+        "usage": None if reply.usage is None else _usage(reply.usage),
         "service_tier": "default",
         "system_fingerprint": FINGERPRINT,
     }
@@ -500,7 +544,7 @@ def _stream_events(
 
     def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> str:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
-        extra = {"usage": None} if include_usage else {}
+        extra = {"usage": None} if include_usage and reply.usage is not None else {}
         return json.dumps({**head, "choices": [choice], **extra})
 
     first_content = "" if reply.content is not None or not calls else None
@@ -518,7 +562,7 @@ def _stream_events(
         for piece in _pieces(call.arguments, ARGS_PIECE):
             yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     yield chunk({}, _finish_reason(reply))
-    if include_usage:
+    if include_usage and reply.usage is not None:
         yield json.dumps({**head, "choices": [], "usage": _usage(reply.usage)})
     yield "[DONE]"
 
@@ -610,6 +654,9 @@ class _Handler(BaseHTTPRequestHandler):
         if cut is not None and (cut == 0 or not stream or reply.body is not None):
             self.close_connection = True
             return
+        if request is not None and reply.chunks is not None:
+            self._send_chunks(owner, reply)
+            return
         if request is None or reply.body is not None:  # refused requests always get an error body
             self._send_bytes(reply.status, reply.body or b"", reply.content_type, reply.headers)
             return
@@ -632,6 +679,24 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             event = f"data: {data}\n\n".encode()
             self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _send_chunks(self, owner: ScriptedServer, reply: Reply) -> None:
+        assert reply.chunks is not None
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+        for number, piece in enumerate(reply.chunks()):
+            pause = reply.chunk_delay if number else 0.0
+            if owner._stopping.is_set() or (pause and owner._stopping.wait(pause)):
+                self.close_connection = True
+                return
+            if piece:  # an empty piece is only a pause: its chunk would end the body
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
         self.wfile.write(b"0\r\n\r\n")
 
     def _send_bytes(self, status: int, body: bytes, content_type: str, headers: Mapping[str, str]) -> None:

@@ -18,6 +18,12 @@ JUDGE_SYSTEM_PROMPT = (
 )
 
 
+JUDGE_TIMEOUT = 60.0
+"""Seconds the judge may take, retries included (never more than LLM_TIMEOUT): a judge is a check, and a stuck
+one must not hold back an answer that is already there; past this the answer passes unchecked (fail-open)."""
+MISSING_CHARS = 1_000
+"""How much of the judge's `missing` text goes into the conversation (and the events): it is re-sent every step."""
+
 CONTEXT_EXCHANGES = 3
 """How many earlier question/answer pairs of a chat the judge sees, so "and divide them?" makes sense."""
 CONTEXT_CHARS = 600
@@ -69,29 +75,37 @@ def _clip(text: str) -> str:
 
 
 class Judge:
-    """Fail-open: a judge that errors or replies garbage lets the answer through, with a note."""
+    """Fail-open: a judge that errors, hangs or replies garbage lets the answer through, with a note."""
 
-    def __init__(self, client: ChatClient) -> None:
+    def __init__(self, client: ChatClient, *, timeout: float | None = None) -> None:
         self._client = client
+        self._timeout = timeout
 
     def review(self, question: str, draft: str, earlier: Sequence[tuple[str, str]] = ()) -> Verdict:
         trivial = trivial_verdict(draft)
         if trivial is not None:
             return trivial
         try:
-            completion = self._client.complete(judge_request(question, draft, earlier))
+            request = judge_request(question, draft, earlier)
+            completion = self._client.complete(request, timeout=self._timeout or JUDGE_TIMEOUT)
         except LLMError as exc:
             return Verdict(True, note=f"judge unavailable, answer accepted unchecked: {exc}")
         try:
             parsed = _VerdictModel.model_validate_json(_strip_fences(completion.content))
-        except ValidationError:
+        except (ValidationError, ValueError):  # ValueError: a number of more than 4,300 digits, say
             shown = json.dumps(completion.content[:120], ensure_ascii=False)
             return Verdict(
                 True,
                 note=f"judge replied {shown}, not a verdict; answer accepted unchecked",
                 usage=completion.usage,
             )
-        return Verdict(parsed.passed, parsed.missing.strip(), usage=completion.usage)
+        return Verdict(parsed.passed, _clip_missing(parsed.missing.strip()), usage=completion.usage)
+
+
+def _clip_missing(text: str) -> str:
+    if len(text) <= MISSING_CHARS:
+        return text
+    return f"{text[:MISSING_CHARS]}… [the judge wrote {len(text):,} characters; the rest is left out]"
 
 
 def _strip_fences(text: str) -> str:

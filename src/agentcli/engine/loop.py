@@ -23,17 +23,19 @@ from agentcli.events import (
     JudgeVerdict,
     ModelTextDelta,
     ModelTurnDecoded,
+    ModelWaiting,
     ModeSwitched,
     RunFailed,
     RunFinished,
     RunStarted,
     StepRetried,
     StepStarted,
+    StreamingSwitchedOff,
     ToolCalled,
     ToolReturned,
     UsageReported,
 )
-from agentcli.llm.types import ChatClient, ChatRequest, Completion, ToolCall, Usage
+from agentcli.llm.types import ChatClient, ChatRequest, Completion, StreamingOff, ToolCall, Usage, Waiting
 from agentcli.modes import FALLBACKS, ModeName
 from agentcli.tools.registry import ToolRegistry
 
@@ -153,6 +155,11 @@ class Engine:
         for item in self.client.stream(request):
             if isinstance(item, Completion):
                 completion = item
+            elif isinstance(item, Waiting):
+                yield ModelWaiting(run.step, item.reason, item.seconds)
+            elif isinstance(item, StreamingOff):
+                run.streaming = False  # for the rest of the run; the session adopts it for the next ones
+                yield StreamingSwitchedOff(item.reason)
             else:
                 yield ModelTextDelta(run.step, item.text)
         if completion is None:  # a client broke its contract; say so instead of guessing

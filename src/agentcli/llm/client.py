@@ -1,34 +1,67 @@
-"""The chat client on the `openai` package: streaming, retries with backoff, usage, clear errors.
+"""The chat client on the `openai` package: streaming, retries, bounds, usage, and errors that name the server.
 
-The SDK already retries 408/409/429/5xx and connection errors with exponential backoff and honours
-Retry-After; this module adds what it does not do: reassembling streamed tool calls, reading usage from
-every provider's dialect, and turning failures into one LLMError whose message is safe to show.
+What it adds to the SDK:
+- its own small retry loop (the SDK's is switched off), so that the user hears what is being waited for (a
+  `Waiting` item before every sleep), a Retry-After is honoured only up to RETRY_AFTER_CAP, and a 500 that
+  means "tools are not supported" (llama.cpp) falls back at once instead of being retried;
+- the bounds of one reply: a total deadline and a size cap (see `bounds.py`);
+- a streamed reply reassembled (tool calls as the SDK's accumulator does, see `assembly.py`), and whatever a
+  server sends instead (malformed SSE, invalid UTF-8, an HTML page, no `finish_reason`) turned into one
+  LLMError that names the server;
+- servers that cannot stream tool calls (llama-cpp-python answers an empty stream): asked again unstreamed,
+  and unstreamed for the rest of the session;
+- usage read from every provider's dialect, and "not reported" kept apart from zero.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+import email.utils
+import itertools
+import math
+import random
+import time
+from collections.abc import Callable, Generator, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from agentcli.errors import LLMError, StreamCutError, ToolsUnsupportedError
-from agentcli.llm.types import ChatRequest, Completion, TextDelta, ToolCall, Usage
+from agentcli.errors import (
+    LLMError,
+    ReplyDeadlineError,
+    ReplyTooLargeError,
+    StreamCutError,
+    ToolsUnsupportedError,
+)
+from agentcli.llm.assembly import ToolCallAssembler
+from agentcli.llm.bounds import MAX_REPLY_CHARS, MAX_REPLY_MB
+from agentcli.llm.sanitize import clean, clean_text
+from agentcli.llm.types import (
+    ChatRequest,
+    Completion,
+    StreamingOff,
+    StreamItem,
+    TextDelta,
+    ToolCall,
+    Usage,
+    Waiting,
+)
 
 if TYPE_CHECKING:
     import openai
 
     from agentcli.config import Settings
 
+T = TypeVar("T")
+
 TOOLS_REJECTED_STATUSES = {400, 404, 422, 500, 501}
 """Statuses with which servers refuse `tools` (llama.cpp without --jinja answers 500)."""
 TOOLS_WORDS = ("tool", "function")
-
-
-@dataclass
-class _PartialCall:
-    id: str = ""
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
+CANNOT_WORDS = ("not supported", "unsupported", "cannot", "can't", "not implemented")
+RETRY_STATUSES = {408, 409, 429}
+"""Plus every 5xx: what the SDK retries too."""
+RETRY_AFTER_CAP = 60.0
+"""The longest Retry-After honoured; a server asking for more is given up on, with its wish in the message."""
+BACKOFF_FIRST, BACKOFF_MAX = 0.5, 8.0
+"""Exponential backoff without a Retry-After: the SDK's numbers."""
+OPENAI_HOST = "api.openai.com"
 
 
 class OpenAIChatClient:
@@ -37,95 +70,253 @@ class OpenAIChatClient:
     def __init__(self, settings: Settings) -> None:
         import openai
 
+        from agentcli.llm.bounds import bounded_http_client
+
         self._openai = openai
         self._model = settings.model
         self._secret = settings.api_key.reveal()
+        self._server = f"the server at {settings.endpoint}"
+        self._server_cap = "T" + self._server[1:]  # for a sentence's start
+        self._timeout = settings.timeout
+        self._retries = settings.max_retries
+        self._streaming = settings.stream
+        self._sleep: Callable[[float], None] = time.sleep
         self._client = openai.OpenAI(
             # Local servers need no key, but the SDK insists on one.
             api_key=self._secret or "no-key",
             base_url=settings.base_url,
             timeout=settings.timeout,
-            max_retries=settings.max_retries,
+            max_retries=0,  # ours instead, see _retrying
+            http_client=bounded_http_client(settings.timeout),
         )
 
     def close(self) -> None:
         self._client.close()
 
-    def stream(self, request: ChatRequest) -> Iterator[TextDelta | Completion]:
+    # -- the two ways to ask ----------------------------------------------------------------------------
+
+    def stream(self, request: ChatRequest) -> Iterator[StreamItem]:
+        request = clean(request)
+        if self._streaming:
+            why_not = yield from self._streamed(request)
+            if why_not is None:
+                return
+            # The session remembers this (the engine asks unstreamed from now on); the client keeps no state.
+            yield StreamingOff(f"{why_not} Asking again without streaming, and from now on.")
+        completion = yield from self._retrying(lambda timeout: self._unstreamed(request, timeout), request)
+        if completion.content:
+            yield TextDelta(completion.content)
+        yield completion
+
+    def complete(self, request: ChatRequest, *, timeout: float | None = None) -> Completion:
+        """One unstreamed completion; `timeout` (the judge's) bounds it all, retries and their waits included."""
+        request = clean(request)
+        budget = None if timeout is None else min(timeout, self._timeout)
+        attempts = self._retrying(lambda seconds: self._unstreamed(request, seconds), request, budget)
+        while True:  # nobody to tell about the waits: the budget bounds them
+            try:
+                next(attempts)
+            except StopIteration as done:
+                completion: Completion = done.value
+                return completion
+
+    # -- streaming --------------------------------------------------------------------------------------
+
+    def _streamed(self, request: ChatRequest) -> Generator[StreamItem, None, str | None]:
+        """Yield the reply and return None, or return why this server must be asked without streaming."""
+        try:
+            chunks = yield from self._retrying(lambda timeout: self._open_stream(request, timeout), request)
+        except LLMError as exc:
+            if not _says_cannot_stream(str(exc)):  # checked first: it mentions tools, but they are not the problem
+                raise
+            return f"{self._server_cap} cannot stream this request ({exc})."
         text: list[str] = []
-        calls: dict[int, _PartialCall] = {}
-        usage = Usage()
+        size = 0
+        calls = ToolCallAssembler()
+        usage: Usage | None = None
         finish_reason: str | None = None
         received = 0
-        try:
-            chunks = self._client.chat.completions.create(
-                model=self._model, stream=True, stream_options={"include_usage": True}, **request
-            )
-            with chunks:
+        with chunks:
+            try:
                 for chunk in chunks:
                     received += 1
                     if chunk.usage is not None:
                         usage = _usage(chunk.usage)
-                    for choice in chunk.choices:
-                        finish_reason = choice.finish_reason or finish_reason
+                    for choice in chunk.choices or ():  # a chunk of usage alone may carry no choices at all
+                        finish_reason = _text_or_none(choice.finish_reason) or finish_reason
                         delta = choice.delta
-                        if delta.content:
-                            text.append(delta.content)
-                            yield TextDelta(delta.content)
-                        for position, piece in enumerate(delta.tool_calls or ()):
-                            # Some servers omit `index`; then the order within the chunk is all we have.
-                            index = piece.index if piece.index is not None else len(calls) + position
-                            partial = calls.setdefault(index, _PartialCall())
-                            partial.id = partial.id or (piece.id or "")
-                            if piece.function is not None:
-                                partial.name = partial.name or (piece.function.name or "")
-                                partial.arguments.append(piece.function.arguments or "")
-        except self._openai.APIError as exc:
-            if received and isinstance(exc, self._openai.APIConnectionError):
-                raise StreamCutError("The connection was cut while the reply was streaming.") from None
-            raise self._error(exc, request) from None
+                        if delta is None:  # some servers' closing chunk has a finish_reason and no delta
+                            continue
+                        for piece in delta.tool_calls or ():
+                            size += calls.add(piece)
+                        content = _text_or_none(delta.content)
+                        if content:
+                            size += len(content)
+                        if size > MAX_REPLY_CHARS:
+                            raise ReplyTooLargeError(MAX_REPLY_MB)
+                        if content:
+                            content = clean_text(content)
+                            text.append(content)
+                            yield TextDelta(content)
+            except LLMError as exc:
+                raise self._bounded(exc) from None
+            except self._openai.APIConnectionError:
+                raise StreamCutError(
+                    f"The connection to {self._server} was cut while the reply was streaming."
+                ) from None
+            except self._openai.APIError as exc:
+                raise self._error(exc, request) from None
+            except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
+                # JSONDecodeError and UnicodeDecodeError are ValueErrors; a chunk that is a list or holds
+                # the wrong types fails as one of the others. All are the server's fault.
+                raise LLMError(
+                    f"{self._server_cap} sent a malformed stream ({type(exc).__name__}: "
+                    f"{self._scrub(_short(str(exc)))}); check LLM_BASE_URL and the server."
+                ) from None
         if not received:
-            raise LLMError(
-                "The endpoint did not answer with a chat-completion stream; check LLM_BASE_URL "
-                "(it usually ends in /v1)."
-            )
+            kind = chunks.response.headers.get("content-type", "")
+            if "json" in kind:  # a server (or proxy) that ignores `stream` and sends the whole completion
+                return f"{self._server_cap} answered a streamed request with a plain JSON body."
+            if "text/event-stream" not in kind:
+                raise LLMError(
+                    f"{self._server_cap} did not answer with a chat-completion stream; check LLM_BASE_URL "
+                    "(it usually ends in /v1)."
+                )
+            return f"{self._server_cap} answered with an empty stream (servers that cannot stream tool calls do)."
         if finish_reason is None:
-            raise LLMError("The reply stream ended before the model finished it; the connection may have been cut.")
-        tool_calls = tuple(
-            ToolCall(call.id or f"call_{index}", call.name, "".join(call.arguments))
-            for index, call in sorted(calls.items())
-        )
-        yield Completion("".join(text), tool_calls, usage, finish_reason)
+            raise StreamCutError(
+                f"The reply stream from {self._server} ended before the model finished it (no finish_reason); "
+                "the connection may have been cut."
+            )
+        yield Completion("".join(text), calls.calls(), usage or Usage.not_reported(), finish_reason)
+        return None
 
-    def complete(self, request: ChatRequest) -> Completion:
-        try:
-            response = self._client.chat.completions.create(model=self._model, **request)
-        except self._openai.APIError as exc:
-            raise self._error(exc, request) from None
-        if not response.choices:
-            raise LLMError("The server returned a completion with no choices.")
-        choice = response.choices[0]
-        calls = tuple(
-            ToolCall(call.id, call.function.name, call.function.arguments)
-            for call in choice.message.tool_calls or ()
-            if call.type == "function"
+    def _open_stream(self, request: ChatRequest, timeout: float) -> Any:
+        return self._client.chat.completions.create(
+            model=self._model, stream=True, stream_options={"include_usage": True}, timeout=timeout, **request
         )
-        usage = _usage(response.usage) if response.usage else Usage()
-        return Completion(choice.message.content or "", calls, usage, choice.finish_reason)
+
+    # -- without streaming ------------------------------------------------------------------------------
+
+    def _unstreamed(self, request: ChatRequest, timeout: float) -> Completion:
+        try:
+            response: Any = self._client.chat.completions.create(model=self._model, timeout=timeout, **request)
+        except ValueError as exc:  # a body that says it is JSON and is not (UnicodeDecodeError is one too)
+            raise LLMError(
+                f"{self._server_cap} did not answer with a chat completion (its body is not JSON: "
+                f"{_short(str(exc), 80)}); check LLM_BASE_URL (it usually ends in /v1)."
+            ) from None
+        try:
+            choice = response.choices[0]
+            message = choice.message
+            content = _text_or_none(message.content) or ""
+            calls = tuple(
+                ToolCall(
+                    _text_or_none(call.id) or "",
+                    clean_text(_text_or_none(call.function.name) or ""),
+                    clean_text(_text_or_none(call.function.arguments) or ""),
+                )
+                for call in cast("list[Any]", message.tool_calls or ())
+                if getattr(call, "function", None) is not None
+            )
+            usage = _usage(response.usage) if response.usage is not None else Usage.not_reported()
+            finish_reason = _text_or_none(choice.finish_reason)
+        except (AttributeError, TypeError, IndexError, KeyError, ValueError):
+            # An HTML page with status 200, a JSON body of another shape, `choices: []`...
+            raise LLMError(
+                f"{self._server_cap} did not answer with a chat completion ({self._scrub(_describe(response))}); "
+                "check LLM_BASE_URL (it usually ends in /v1)."
+            ) from None
+        if len(content) + sum(len(call.arguments) + len(call.name) for call in calls) > MAX_REPLY_CHARS:
+            raise ReplyTooLargeError(MAX_REPLY_MB)
+        return Completion(clean_text(content), calls, usage, finish_reason)
+
+    # -- retries ----------------------------------------------------------------------------------------
+
+    def _retrying(
+        self, attempt: Callable[[float], T], request: ChatRequest, budget: float | None = None
+    ) -> Generator[Waiting, None, T]:
+        """Run `attempt(timeout)`, retrying what the SDK would retry; yield a Waiting before every wait.
+
+        With a `budget`, every attempt and wait fits in it; without one, each attempt gets the full timeout.
+        """
+        give_up_at = None if budget is None else time.monotonic() + budget
+        for retry in itertools.count(1):
+            timeout = self._timeout if give_up_at is None else give_up_at - time.monotonic()
+            try:
+                return attempt(max(timeout, 0.001))
+            except LLMError as exc:
+                raise self._bounded(exc, budget) from None
+            except self._openai.APIError as exc:
+                error = self._error(exc, request)
+                delay = self._retry_delay(exc, error, retry)
+                if isinstance(delay, LLMError):
+                    raise delay from None
+                if give_up_at is not None and time.monotonic() + delay >= give_up_at:
+                    raise error from None
+                yield Waiting(f"{error} (retry {retry} of {self._retries})", delay)
+                self._sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover - itertools.count never ends
+
+    def _retry_delay(self, exc: openai.APIError, error: LLMError, retry: int) -> float | LLMError:
+        """Seconds to wait before asking again, or the error to give up with."""
+        if retry > self._retries or isinstance(error, ToolsUnsupportedError) or _says_cannot_stream(str(error)):
+            return error  # the last two are answers, not accidents: asking again would get them again
+        response = getattr(exc, "response", None)
+        if response is not None:
+            should = response.headers.get("x-should-retry")
+            status = response.status_code
+            if should == "false" or (should != "true" and status not in RETRY_STATUSES and status < 500):
+                return error
+            asked = _retry_after(response.headers)
+            if asked is not None and asked > RETRY_AFTER_CAP:
+                return LLMError(
+                    f"{_sentence(str(error))} The server asks to wait {asked:.0f} s before asking again; agentcli "
+                    f"waits at most {RETRY_AFTER_CAP:.0f} s. Try again later.",
+                    status=status,
+                )
+            if asked is not None and asked > 0:
+                return float(asked)
+        elif not isinstance(exc, self._openai.APIConnectionError):
+            return error  # an error event inside a stream: nothing says asking again would help
+        backoff: float = min(BACKOFF_FIRST * 2.0 ** (retry - 1), BACKOFF_MAX)
+        return backoff * (1 - 0.25 * random.random())
+
+    # -- errors -----------------------------------------------------------------------------------------
+
+    def _bounded(self, exc: LLMError, budget: float | None = None) -> LLMError:
+        """A bound's bare error, reworded to name the server and the bound: LLM_TIMEOUT, or a caller's budget."""
+        if isinstance(exc, ReplyDeadlineError):
+            if budget is not None:
+                return ReplyDeadlineError(budget, f"{self._server_cap} gave no reply within {budget:g} s.")
+            return ReplyDeadlineError(
+                self._timeout,
+                f"{self._server_cap} gave no reply within LLM_TIMEOUT={self._timeout:g} s (from the request to "
+                "its last byte); the reply was cut off. A slow model may need a larger --timeout (LLM_TIMEOUT).",
+            )
+        if isinstance(exc, ReplyTooLargeError):
+            return ReplyTooLargeError(
+                exc.megabytes,
+                f"The reply from {self._server} was larger than {exc.megabytes} MB of text and tool arguments; "
+                "it was cut off.",
+            )
+        return exc
 
     def _error(self, exc: openai.APIError, request: ChatRequest) -> LLMError:
         status = getattr(exc, "status_code", None)
         message = self._scrub(_server_message(exc))
         if isinstance(exc, self._openai.APITimeoutError):
-            return LLMError(f"The model did not answer in time ({message}).")
+            return LLMError(f"{self._server_cap} did not answer in time ({message}).")
         if isinstance(exc, self._openai.APIConnectionError):
-            return LLMError(f"Could not reach the model endpoint: {message}")
+            return LLMError(f"Could not reach {self._server}: {message}")
         if status is None:
-            return LLMError(f"The model endpoint failed: {message}")
+            return LLMError(f"{self._server_cap} failed: {message}")
         lowered = message.lower()
         if "tools" in request and status in TOOLS_REJECTED_STATUSES and any(w in lowered for w in TOOLS_WORDS):
-            return ToolsUnsupportedError(f"The server rejected tool calling ({status}): {message}", status=status)
-        return LLMError(f"The model endpoint answered {status}: {message}", status=status)
+            return ToolsUnsupportedError(
+                f"{self._server_cap} rejected tool calling ({status}): {message}", status=status
+            )
+        return LLMError(f"{self._server_cap} answered {status}: {message}", status=status)
 
     def _scrub(self, text: str) -> str:
         """Servers echo a wrong key back in their errors; it must never reach the screen."""
@@ -134,22 +325,75 @@ class OpenAIChatClient:
         return text
 
 
+def _says_cannot_stream(message: str) -> bool:
+    lowered = message.lower()
+    return "stream" in lowered and any(w in lowered for w in TOOLS_WORDS) and any(w in lowered for w in CANNOT_WORDS)
+
+
+def _retry_after(headers: Any) -> float | None:
+    """The server's wish in seconds (Retry-After-Ms, Retry-After as seconds or an HTTP date), or None."""
+    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / divisor
+        except ValueError:
+            continue
+        return seconds if math.isfinite(seconds) else math.inf
+    value = headers.get("retry-after")
+    if value:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        return when.timestamp() - time.time()
+    return None
+
+
 def _server_message(exc: openai.APIError) -> str:
     body: Any = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
+            return _short(str(inner["message"]))
         if isinstance(inner, str):
-            return inner
+            return _short(inner)
     if exc.__cause__ is not None:  # connection errors keep the socket error here
         return f"{exc.message} ({exc.__cause__})"
-    return str(exc.message)
+    return _short(str(exc.message))
+
+
+def _short(text: str, limit: int = 300) -> str:
+    """A server's words, clipped: an error page can be megabytes."""
+    text = clean_text(text)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _sentence(text: str) -> str:
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _describe(response: object) -> str:
+    if isinstance(response, str):
+        return f"it sent text starting {_short(response.strip(), 60)!r}" if response.strip() else "it sent nothing"
+    if isinstance(response, list):
+        return "it sent a JSON array"
+    return "it sent JSON without a usable `choices`"
 
 
 def _usage(raw: Any) -> Usage:
     details = getattr(raw, "prompt_tokens_details", None)
     cached = getattr(details, "cached_tokens", None) if details is not None else None
     if cached is None:  # DeepSeek's dialect
-        cached = (getattr(raw, "model_extra", None) or {}).get("prompt_cache_hit_tokens")
-    return Usage(raw.prompt_tokens or 0, raw.completion_tokens or 0, cached or 0)
+        extra = getattr(raw, "model_extra", None)
+        cached = extra.get("prompt_cache_hit_tokens") if isinstance(extra, dict) else None
+    return Usage(_count(raw.prompt_tokens), _count(raw.completion_tokens), _count(cached))
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

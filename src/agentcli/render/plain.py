@@ -16,12 +16,14 @@ from agentcli.events import (
     JudgeVerdict,
     ModelTextDelta,
     ModelTurnDecoded,
+    ModelWaiting,
     ModeSwitched,
     RunFailed,
     RunFinished,
     RunStarted,
     StepRetried,
     StepStarted,
+    StreamingSwitchedOff,
     ToolCalled,
     ToolReturned,
 )
@@ -88,6 +90,10 @@ class PlainRenderer:
             case JudgeVerdict(passed=passed, missing=missing, note=note):
                 verdict = "passed" if passed else f"rejected: {clip(missing, PREVIEW_CHARS)}"
                 self._say(f"== judge {verdict}" + (f" ({note})" if note else ""))
+            case ModelWaiting(reason=reason, seconds=seconds):
+                self._say(f"== waiting {seconds:.1f} s: {reason}")
+            case StreamingSwitchedOff(reason=reason):
+                self._say(f"== streaming off: {reason}")
             case ModeSwitched(old=old, new=new, reason=reason):
                 self._say(f"== mode {old} -> {new}: {reason}")
             case AnswerReady(answer=answer, warning=warning):

@@ -25,12 +25,14 @@ from agentcli.events import (
     JudgeVerdict,
     ModelTextDelta,
     ModelTurnDecoded,
+    ModelWaiting,
     ModeSwitched,
     RunFailed,
     RunFinished,
     RunStarted,
     StepRetried,
     StepStarted,
+    StreamingSwitchedOff,
     ToolCalled,
     ToolReturned,
 )
@@ -100,6 +102,12 @@ class RichRenderer:
                 if note:
                     verdict.append(visible(f"\n{note}"), style="yellow")
                 self._err.print(Panel(verdict, title="JUDGE", title_align="left", border_style="magenta"))
+            case ModelWaiting(reason=reason, seconds=seconds):
+                self._err.print(_text(f"waiting {seconds:.1f} s: {reason}", style="yellow"))
+            case StreamingSwitchedOff(reason=reason):
+                self._end_live()
+                body = _text(reason)
+                self._err.print(Panel(body, title="STREAMING OFF", title_align="left", border_style="yellow"))
             case ModeSwitched(old=old, new=new, reason=reason):
                 self._end_live()
                 body = _text(f"{old} → {new}\n{reason}")

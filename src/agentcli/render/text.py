@@ -67,7 +67,13 @@ def tool_facts(event: ToolReturned) -> str:
 def summary(event: RunFinished) -> str:
     usage = event.usage
     steps = "step" if event.steps == 1 else "steps"
-    return (
-        f"{event.status} · {event.steps} {steps} · tokens: {usage.prompt_tokens:,} prompt / "
-        f"{usage.completion_tokens:,} completion / {usage.cached_tokens:,} cached · {event.elapsed_s:.1f} s"
-    )
+    if usage.reported or usage.prompt_tokens or usage.completion_tokens:
+        tokens = (
+            f"tokens: {usage.prompt_tokens:,} prompt / {usage.completion_tokens:,} completion / "
+            f"{usage.cached_tokens:,} cached"
+        )
+        if not usage.reported:  # some replies came without usage: these counts are a floor
+            tokens += f" (usage not reported for {usage.unreported} replies)"
+    else:
+        tokens = "usage not reported"
+    return f"{event.status} · {event.steps} {steps} · {tokens} · {event.elapsed_s:.1f} s"

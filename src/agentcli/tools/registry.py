@@ -193,8 +193,14 @@ def _parse_arguments(raw_args: str | dict[str, Any] | None) -> dict[str, Any] | 
         return {}  # several servers send "" for a call without arguments
     try:
         value = json.loads(raw_args)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "nested too deeply"
+    except (ValueError, RecursionError) as exc:
+        # Besides JSONDecodeError, json.loads raises a bare ValueError for an integer of more than 4,300 digits.
+        if isinstance(exc, json.JSONDecodeError):
+            reason = exc.msg
+        elif isinstance(exc, RecursionError):
+            reason = "nested too deeply"
+        else:
+            reason = "a number has too many digits"
         return f"Arguments are not valid JSON ({reason}); received {_quote(raw_args)}. Send one JSON object."
     if not isinstance(value, dict):
         return f"Arguments must be a JSON object, not {type(value).__name__}; received {_quote(raw_args)}."
