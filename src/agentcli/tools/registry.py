@@ -1,4 +1,8 @@
-"""The tool registry: schemas for the model, and `call(name, raw_args)` that never raises."""
+"""The tool registry: schemas for the model, and `call(name, raw_args)` that never raises.
+
+Pydantic is imported only when a tool's model is first needed (a call, or a schema not known in advance):
+`agent tools list` shows the built-ins from their pinned schemas and never pays for it.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from agentcli.tools.schema import arguments_model, describe_parameters, parameters_schema
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 RAW_QUOTE_LIMIT = 200
 """How much of a broken argument string an error message quotes back to the model."""
@@ -32,22 +37,36 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Tool:
-    """A typed function the model may call; its docstring is the description."""
+    """A typed function the model may call; its docstring is the description.
+
+    `load` returns the function: a built-in is made (and its module, with Pydantic, imported) on first use,
+    from `schema`, its parameters' JSON Schema pinned in advance.
+    """
 
     name: str
     description: str
-    func: Callable[..., object]
-    args_model: type[BaseModel]
+    load: Callable[[], Callable[..., object]]
+    schema: dict[str, Any] | None = None
 
     @classmethod
     def from_function(cls, func: Callable[..., object], name: str | None = None) -> Tool:
-        tool_name = name or func.__name__
         doc = (func.__doc__ or "").strip()
-        return cls(tool_name, " ".join(doc.split()), func, arguments_model(func, tool_name))
+        tool = cls(name or func.__name__, " ".join(doc.split()), lambda: func)
+        _ = tool.args_model  # a signature that cannot become a schema fails now, not at the first call
+        return tool
+
+    @cached_property
+    def func(self) -> Callable[..., object]:
+        return self.load()
+
+    @cached_property
+    def args_model(self) -> type[BaseModel]:
+        """The Pydantic model of the arguments: it validates every call (and makes `schema` when not given)."""
+        return arguments_model(self.func, self.name)
 
     @cached_property
     def parameters(self) -> dict[str, Any]:
-        return parameters_schema(self.args_model)
+        return self.schema if self.schema is not None else parameters_schema(self.args_model)
 
     def openai_schema(self) -> dict[str, Any]:
         """The entry of the `tools` array of a Chat Completions request."""
@@ -114,7 +133,8 @@ class ToolRegistry:
         if tool is None or isinstance(args, str):
             return f"{name} {raw_args if isinstance(raw_args, str) else args}".strip()
         # Validated and with defaults filled in, so {"path": "a"} and {"path": "a", "offset": 0} match.
-        with contextlib.suppress(ValidationError):
+        # Invalid, or a tool that cannot be loaded: the call will say so; the raw arguments identify it.
+        with contextlib.suppress(Exception):
             args = tool.args_model.model_validate(args).model_dump(mode="json")
         return f"{name} {json.dumps(args, sort_keys=True, ensure_ascii=False)}"
 
@@ -139,7 +159,13 @@ class ToolRegistry:
         if isinstance(args, str):
             return f"{args} {valid}", True
         try:
-            parsed = tool.args_model.model_validate(args)
+            model = tool.args_model  # a built-in's module is imported here, on its first call
+        except Exception as exc:
+            return f"The tool {name} could not be loaded: {type(exc).__name__}: {exc}", True
+        from pydantic import ValidationError
+
+        try:
+            parsed = model.model_validate(args)
         except ValidationError as exc:
             return f"Invalid arguments for {name}: {_validation_problems(exc)}. {valid}", True
         try:

@@ -1,17 +1,23 @@
-"""Derive one Pydantic model per tool from its signature; that model is both the JSON Schema and the validator."""
+"""Derive one Pydantic model per tool from its signature; that model is both the JSON Schema and the validator.
+
+Pydantic is imported inside the functions that build or read a model, so describing a known schema is free.
+"""
 
 from __future__ import annotations
 
 import inspect
 import json
 from collections.abc import Callable
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, create_model
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def arguments_model(func: Callable[..., object], name: str) -> type[BaseModel]:
     """Build the arguments model of `func`: one field per parameter, `Annotated[..., Field(...)]` kept."""
+    from pydantic import ConfigDict, create_model
+
     hints = get_type_hints(func, include_extras=True)
     fields: dict[str, Any] = {}
     for param in inspect.signature(func).parameters.values():

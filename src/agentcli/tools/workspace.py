@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import os
+import re
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -18,13 +19,25 @@ DEFAULT_DENY: tuple[str, ...] = (
     "id_ed25519*",
     "*.pem",
     "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.env",
+    "*.tfstate",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".vault-token",
+    ".aws/credentials",
+    ".docker/config.json",
+    ".kube/config",
     ".git",
 )
-"""Secrets refused by default: dotenv files (but the example), private keys, git internals.
+"""Secrets refused by default: dotenv files (but the example), private keys, credential files, git internals.
 
 Each pattern is matched case-insensitively (fnmatch) against every part of the resolved relative path, so
-`.git` covers everything under it; a pattern with a `/` is matched against the whole relative path instead.
-A pattern starting with `!` exempts the names it matches from the others.
+`.git` covers everything under it; a pattern with a `/` is matched against every tail of the relative path
+(`.aws/credentials` wherever it is). A pattern starting with `!` exempts the names it matches from the others.
 """
 
 QUOTE_LIMIT = 120
@@ -53,6 +66,10 @@ class Workspace:
         patterns = [(pattern.lower().rstrip("/"), pattern.rstrip("/")) for pattern in deny]
         self._deny = [(p, shown) for p, shown in patterns if not p.startswith("!")]
         self._allow = [p[1:] for p, _ in patterns if p.startswith("!")]
+        # One regex that finds every path a deny pattern might match: walking 50,000 files must not run
+        # fnmatch 20 times per file. A hit is confirmed (exemptions, which pattern) by the exact check.
+        alternatives = "|".join(_component_regex(p) for p, _ in self._deny) or "(?!)"
+        self._suspect = re.compile(f"(?:^|/)(?:{alternatives})(?:/|$)")
 
     def resolve(self, path: str) -> Path:
         """The real path of `path` (relative to the root, or absolute inside it); anything else is refused."""
@@ -84,10 +101,17 @@ class Workspace:
 
     def denied_by(self, path: Path) -> str | None:
         """The deny pattern a resolved path inside the root matches, or None if it may be read."""
-        rel = path.relative_to(self.root)
-        whole = rel.as_posix().lower()
+        return self.denied_rel(path.relative_to(self.root).as_posix())
+
+    def denied_rel(self, rel: str) -> str | None:
+        """The deny pattern a relative path (with `/`, inside the root) matches, or None if it may be read."""
+        lowered = rel.lower()
+        if not self._suspect.search(lowered):
+            return None
+        parts = lowered.split("/")
+        tails = ["/".join(parts[i:]) for i in range(len(parts))]
         for pattern, shown in self._deny:
-            names = [whole] if "/" in pattern else [part.lower() for part in rel.parts]
+            names = tails if "/" in pattern else parts
             if any(fnmatchcase(name, pattern) and not self._exempt(name) for name in names):
                 return shown
         return None
@@ -107,6 +131,17 @@ class Workspace:
 
     def _exempt(self, name: str) -> bool:
         return any(fnmatchcase(name, pattern) for pattern in self._allow)
+
+
+def _component_regex(pattern: str) -> str:
+    """A deny pattern as a regex over whole path components, `*` and `?` never crossing a `/`. It may match
+    more than the pattern (a `[...]` set becomes any one character): it only picks what the exact check sees."""
+    out, i = [], 0
+    while i < len(pattern):
+        char, end = pattern[i], pattern.find("]", i + 2) if pattern[i] == "[" else -1
+        out.append("[^/]*" if char == "*" else "[^/]" if char in "?" or end > 0 else re.escape(char))
+        i = end + 1 if end > 0 else i + 1
+    return "".join(out)
 
 
 def _check_syntax(path: str) -> None:
