@@ -1,15 +1,22 @@
-"""`agent tools list`: the tools and the exact schemas (or prompt) the model is sent."""
+"""`agent tools list`: the tools and the exact schemas (or prompt) the model is sent.
+
+It reads no model settings (a malformed LLM_BASE_URL cannot break it) and, for the built-in tools, imports
+neither Pydantic nor (unless stdout is a terminal) Rich's console: it starts about as fast as `--help`.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
+
+if TYPE_CHECKING:
+    from agentcli.tools.registry import ToolRegistry
 
 tools_app = typer.Typer(help="Inspect the tools the model can call.", no_args_is_help=True)
 
@@ -24,11 +31,9 @@ def list_tools(
     workspace: opt.Workspace = None,
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
-    from agentcli.config import load_settings
     from agentcli.tools.builtin import builtin_tools
 
-    settings = load_settings(mode=mode, workspace=workspace)
-    tools = builtin_tools(settings.workspace)
+    tools = builtin_tools(workspace or ".")
     if as_json:
         if mode in ("react", "json"):
             from agentcli.adapters import make_adapter
@@ -38,6 +43,9 @@ def list_tools(
         else:
             sys.stdout.write(json.dumps(tools.openai_tools(), indent=2, ensure_ascii=False) + "\n")
         return
+    if not sys.stdout.isatty():
+        sys.stdout.write(_plain_table(tools))
+        return
     from rich.console import Console
     from rich.table import Table
 
@@ -45,13 +53,25 @@ def list_tools(
     for column in ("name", "description", "parameters"):
         table.add_column(column, overflow="fold")
     for tool in tools:
-        table.add_row(tool.name, tool.description, _parameter_lines(tool.parameters))
+        table.add_row(tool.name, tool.description, "\n".join(_parameter_lines(tool.parameters)) or "(none)")
     Console().print(table)
 
 
-def _parameter_lines(schema: dict[str, Any]) -> str:
+def _plain_table(tools: ToolRegistry) -> str:
+    """The table as plain text: each tool's name and description, then one indented line per parameter."""
+    blocks = []
+    for tool in tools:
+        params = [f"    {line}" for line in _parameter_lines(tool.parameters)] or ["    (no parameters)"]
+        blocks.append("\n".join([f"{tool.name}: {tool.description}", *params]))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _parameter_lines(schema: dict[str, Any]) -> list[str]:
     from agentcli.tools.schema import parameter_facts
 
     required = set(schema.get("required", []))
-    lines = [f"{name}: {parameter_facts(prop, name in required)}" for name, prop in schema["properties"].items()]
-    return "\n".join(lines) or "(none)"
+    return [
+        f"{name}: {parameter_facts(prop, name in required)}"
+        + (f"; {prop['description']}" if "description" in prop else "")
+        for name, prop in schema["properties"].items()
+    ]

@@ -64,15 +64,18 @@ def compile_rules(lines: Iterable[str], base: str = "") -> Rules:
     for number, line in enumerate(lines):
         if number >= MAX_PATTERNS:
             break
+        text = line.rstrip("\r\n")
+        # pathspec reads `a/**/` as the directory a itself; git means the directories inside a.
+        inside_dirs = text.rstrip(" ").endswith("/**/") and not text.lstrip("!").startswith("/**/")
         try:
-            regex, include = GitIgnoreSpecPattern.pattern_to_regex(line.rstrip("\r\n"))
+            regex, include = GitIgnoreSpecPattern.pattern_to_regex(text.rstrip(" ")[:-1] if inside_dirs else text)
         except (GitIgnorePatternError, ValueError):
             continue
         if regex is None or include is None:
             continue
         entry = _entry_regex(regex)
         if entry is not None:
-            parsed.append((entry[0], entry[1], include))
+            parsed.append((entry[0], entry[1] or inside_dirs, include))
     parsed.reverse()  # the last line first: the first alternative that matches decides
     files = [f"(?P<p{i}>{regex})" for i, (regex, dir_only, _) in enumerate(parsed) if not dir_only]
     dirs = [f"(?P<p{i}>{regex})" for i, (regex, _, _) in enumerate(parsed)]

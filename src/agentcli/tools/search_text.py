@@ -60,10 +60,10 @@ class _Regex:
         """The (start, end) offsets of every matching line of `block`, without their newlines."""
         found: list[tuple[int, int]] = []
         pos, size, search = 0, len(block), self._re2.search
-        while pos <= size:
+        while pos < size:
             match = search(block, pos)
-            if match is None:
-                break
+            if match is None or (match.start() == size and block.endswith(b"\n")):
+                break  # (an empty match after the last newline is no line)
             begin = block.rfind(b"\n", 0, match.start()) + 1
             end = block.find(b"\n", match.start())
             end = size if end < 0 else end

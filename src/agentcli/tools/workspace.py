@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import os
 import re
@@ -126,6 +125,8 @@ class Workspace:
                 names = [entry.name for entry in itertools.islice(entries, SCAN_LIMIT)]
         except (OSError, ValueError):
             return []
+        import difflib  # only an error pays for it
+
         readable = [name for name in names if self.denied_by(parent / name) is None]
         return [self.relative(parent / name) for name in difflib.get_close_matches(missing.name, readable, limit)]
 
