@@ -24,6 +24,8 @@ class RunStarted(Event):
     question: str
     mode: str
     model: str
+    endpoint: str = ""
+    """Where the conversation goes: the endpoint's host[:port], e.g. `api.deepseek.com`."""
 
 
 @dataclass(frozen=True)

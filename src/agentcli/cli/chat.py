@@ -8,12 +8,17 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from agentcli.cli import options as opt
-from agentcli.cli.exits import EXIT_ANSWER, guarded
+from agentcli.cli.exits import EXIT_ANSWER, WRITE_FAILURES, guarded
+from agentcli.cli.options import RunOptions, with_run_options
+from agentcli.cli.turn import answer_question, undecodable
 from agentcli.errors import AgentError
+
+if TYPE_CHECKING:
+    from agentcli.agent import Agent
 
 HELP = """Commands:
   /help    this text
@@ -57,35 +62,31 @@ def _lines() -> Iterator[str]:
 
 
 @guarded
-def chat(
-    mode: opt.Mode = "native",
-    judge: opt.Judge = True,
-    max_steps: opt.MaxSteps = 15,
-    workspace: opt.Workspace = None,
-    output: opt.Output = None,
-    api_key: opt.ApiKey = None,
-    base_url: opt.BaseUrl = None,
-    model: opt.Model = None,
-) -> None:
+@with_run_options
+def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
-    settings = opt.settings_from(
-        mode=mode,
-        judge=judge,
-        max_steps=max_steps,
-        workspace=workspace,
-        api_key=api_key,
-        base_url=base_url,
-        model=model,
-    )
+    settings = options.settings()
     from agentcli.agent import Agent
-    from agentcli.cli.session import answer_question, undecodable
+
+    with Agent(settings) as agent:
+        _talk(agent, options)
+    raise typer.Exit(EXIT_ANSWER)
+
+
+def _talk(agent: Agent, options: RunOptions) -> None:
+    """The read-answer loop, until /exit or the end of input."""
     from agentcli.render import make_renderer
 
-    agent = Agent(settings)
-    kind = opt.output_kind(output)
-    say = sys.stderr.write
+    settings = agent.settings
+    kind = options.output_kind()
+    from agentcli.render.text import visible
+
+    def say(text: str) -> None:
+        # Errors quote the server and the model: their control codes are shown, never obeyed.
+        sys.stderr.write(visible(text))
+
     if sys.stdin.isatty():
-        say(f"agentcli chat · model {settings.model} · mode {settings.mode} · /help for commands\n")
+        say(f"agentcli chat · model {settings.model} · mode {settings.mode} · → {settings.endpoint} · /help\n")
     for line in _lines():
         text = line.strip()
         if not text:
@@ -111,7 +112,8 @@ def chat(
             except AgentError as exc:  # a bug or a refusal in one turn must not end the session
                 say(f"error: {exc}\n")
             except Exception as exc:
+                if isinstance(exc, OSError) and exc.errno in WRITE_FAILURES:
+                    raise  # the output is gone (a closed pipe, a full disk): the session cannot go on
                 if os.environ.get("AGENTCLI_DEBUG") == "1":
                     raise
                 say(f"internal error: {type(exc).__name__}: {exc} (the session goes on)\n")
-    raise typer.Exit(EXIT_ANSWER)

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from agentcli.text import QUOTE_LIMIT, quote
 from agentcli.tools.schema import arguments_model, describe_parameters, parameters_schema
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-RAW_QUOTE_LIMIT = 200
+RAW_QUOTE_LIMIT = QUOTE_LIMIT
 """How much of a broken argument string an error message quotes back to the model."""
 
 RESULT_LIMIT = 100_000
@@ -77,8 +78,7 @@ class Tool:
 
 
 def _quote(raw: str) -> str:
-    shown = raw if len(raw) <= RAW_QUOTE_LIMIT else raw[:RAW_QUOTE_LIMIT] + "…"
-    return json.dumps(shown, ensure_ascii=False)
+    return quote(raw, RAW_QUOTE_LIMIT)
 
 
 def _validation_problems(error: ValidationError) -> str:
@@ -118,9 +118,9 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    @property
-    def names(self) -> list[str]:
-        return list(self._tools)
+    def get(self, name: str) -> Tool | None:
+        """The tool of that name, or None."""
+        return self._tools.get(name)
 
     def openai_tools(self) -> list[dict[str, Any]]:
         """The exact `tools` array sent in native mode."""
