@@ -165,3 +165,19 @@ def test_finds_exactly_the_lines_pythons_re_finds_line_by_line(
     assert result == (expected or [result[0]])
     if not expected:
         assert result[0].startswith("No match")
+
+
+def test_the_public_re2_api_finds_the_same_spans_as_the_fast_path() -> None:
+    import re2  # type: ignore[import-untyped]
+
+    from agentcli.tools.search_text import _span_finder
+
+    compiled = re2.compile(b"(?m)b+$")
+
+    class PublicOnly:
+        def search(self, text: bytes, pos: int, endpos: int) -> object:
+            return compiled.search(text, pos, endpos)
+
+    text = b"abb\nb\nc\n"
+    for finder in (_span_finder(compiled), _span_finder(PublicOnly())):
+        assert [finder(text, pos, len(text)) for pos in (0, 3, 4, 6)] == [(1, 3), (4, 5), (4, 5), None]

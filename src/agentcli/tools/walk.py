@@ -68,29 +68,35 @@ class Walk:
         return rules
 
     def _walk(self, top: Path, top_rel: str, rules: list[Rules]) -> Iterator[str]:
-        workspace, root = self.workspace, str(self.workspace.root)
-        frames: list[tuple[Iterator[_Entry], str, int]] = [(iter(_scan(top)), top_rel, len(rules))]
+        # Hot loop (50,000 entries in well under a second): strings, not Path objects; the deadline is checked
+        # per directory; rules are pushed only for a .gitignore that has patterns.
+        workspace, root, deadline = self.workspace, str(self.workspace.root), self.deadline
+        suspect, denied = workspace.suspect_name, workspace.denied_rel
+        rules = [r for r in rules if r.dirs is not None]
+        frames: list[tuple[Iterator[_Entry], str, int]] = [(iter(_scan(str(top))), top_rel, len(rules))]
         while frames:
-            entries, dir_rel, depth = frames[-1]
-            entry = next(entries, None)
-            if entry is None:
+            entries, dir_rel, _ = frames[-1]
+            prefix = f"{dir_rel}/" if dir_rel else ""
+            for _, name, kind in entries:
+                rel = prefix + name
+                is_dir = kind == "dir"
+                if (suspect(name) and denied(rel)) or (rules and is_ignored(rules, rel, is_dir)):
+                    continue
+                if is_dir:
+                    if deadline is not None and time.monotonic() > deadline:
+                        self.cut_short = True
+                        return
+                    full = f"{root}/{rel}"
+                    ignore = compile_rules(_read_lines(f"{full}/.gitignore"), rel)
+                    if ignore.dirs is not None:
+                        rules.append(ignore)
+                    frames.append((iter(_scan(full)), rel, len(rules)))
+                    break  # into the directory; this one's remaining entries wait in its frame
+                if kind == "file" or (kind == "link" and self._link_to_file(f"{root}/{rel}")):
+                    yield rel  # FIFOs, sockets and devices ("other") are never opened, so never listed
+            else:
                 frames.pop()
-                del rules[frames[-1][2] if frames else depth :]
-                continue
-            if self.deadline is not None and time.monotonic() > self.deadline:
-                self.cut_short = True
-                return
-            _, name, kind = entry
-            is_dir = kind == "dir"
-            rel = f"{dir_rel}/{name}" if dir_rel else name
-            if workspace.denied_rel(rel) is not None or is_ignored(rules, rel, is_dir):
-                continue
-            full = os.path.join(root, rel)
-            if is_dir:
-                rules.append(compile_rules(_read_lines(Path(full) / ".gitignore"), rel))
-                frames.append((iter(_scan(Path(full))), rel, len(rules)))
-            elif kind == "file" or (kind == "link" and self._link_to_file(full)):
-                yield rel  # FIFOs, sockets and devices ("other") are never opened, so never listed
+                del rules[frames[-1][2] if frames else 0 :]
 
     def _link_to_file(self, full: str) -> bool:
         """Whether a symbolic link leads to a regular file inside the workspace that is no secret."""
@@ -103,31 +109,30 @@ class Walk:
             return False
 
 
-def _scan(directory: Path) -> list[_Entry]:
-    """A directory's entries in the order of their full paths (a directory sorts as `name/`)."""
+def _scan(directory: str) -> list[_Entry]:
+    """A directory's entries in the order of their full paths (a directory sorts as `name/`). The types come
+    from the directory listing itself (no system call per entry, on the file systems that give them)."""
+    entries: list[_Entry] = []
     try:
         with os.scandir(directory) as it:
-            entries = [(entry.name, entry.name, _kind(entry)) for entry in it]
+            for entry in it:
+                name = entry.name
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        entries.append((name, name, "file"))
+                    elif entry.is_dir(follow_symlinks=False):
+                        entries.append((name + "/", name, "dir"))
+                    else:
+                        entries.append((name, name, "link" if entry.is_symlink() else "other"))
+                except OSError:
+                    entries.append((name, name, "other"))
     except OSError:
         return []  # unreadable or vanished: nothing to list there
-    entries = [(name + "/", name, kind) if kind == "dir" else (key, name, kind) for key, name, kind in entries]
     entries.sort()
     return entries
 
 
-def _kind(entry: os.DirEntry[str]) -> str:
-    """What an entry is, from the type the directory listing already gives (no extra system call, mostly)."""
-    try:
-        if entry.is_symlink():
-            return "link"
-        if entry.is_dir(follow_symlinks=False):
-            return "dir"
-        return "file" if entry.is_file(follow_symlinks=False) else "other"
-    except OSError:
-        return "other"
-
-
-def _read_lines(path: Path) -> list[str]:
+def _read_lines(path: Path | str) -> list[str]:
     """The lines of an ignore file, if it is a regular file (git does not follow a symlinked .gitignore)."""
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):

@@ -69,6 +69,10 @@ class Workspace:
         # fnmatch 20 times per file. A hit is confirmed (exemptions, which pattern) by the exact check.
         alternatives = "|".join(_component_regex(p) for p, _ in self._deny) or "(?!)"
         self._suspect = re.compile(f"(?:^|/)(?:{alternatives})(?:/|$)")
+        # The same for one name: the deny patterns' last components (`credentials` for `.aws/credentials`).
+        names = "|".join(_component_regex(p.rsplit("/", 1)[-1]) for p, _ in self._deny) or "(?!)"
+        self.suspect_name = re.compile(f"(?:{names})", re.IGNORECASE).fullmatch
+        """Whether a name may be denied (then `denied_rel` decides): a walk's quick test, its directory checked."""
 
     def resolve(self, path: str) -> Path:
         """The real path of `path` (relative to the root, or absolute inside it); anything else is refused."""
