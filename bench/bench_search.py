@@ -21,19 +21,17 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-SRC = str(Path(__file__).resolve().parents[1] / "src")  # bench the checkout, installed or not
-sys.path.insert(0, SRC)
-
-from common import environment_line, print_table, verdict
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench the checkout, installed or not
 
 from agentcli.tools.search_text import make_search_text
 from agentcli.tools.workspace import Workspace
+from common import environment_line, print_table, process_then_call, verdict
 
-RUNS = 7
+SRC = sys.path[0]
+RUNS = 11
 TIME_TARGET = 2.0
 RSS_TARGET_MIB = 50
 PATTERNS = {"literal": "load_settings", "regex": r"def \w+\(self, \w+\)", "common literal": "import"}
@@ -87,29 +85,31 @@ def main(root: Path) -> int:
     rows = []
     for name, pattern in PATTERNS.items():
         tool(pattern, limit=500)  # warm the page cache and RE2's cache alike
-        grep_times, tool_times = [], []
-        for _ in range(RUNS):
-            started = time.perf_counter()
-            done = subprocess.run([grep, "-rnE", pattern, "."], cwd=root, capture_output=True, check=False)
-            grep_times.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            result = tool(pattern, limit=500)
-            tool_times.append(time.perf_counter() - started)
-        grep_lines = done.stdout.count(b"\n")
+        results: list[str] = []
+        argv = [grep, "-rnE", pattern, "."]
+
+        def call(pattern: str = pattern, results: list[str] = results) -> None:
+            results.append(tool(pattern, limit=500))
+
+        runs = [process_then_call(argv, root, call) for _ in range(RUNS)]
+        grep_wall, grep_cpu, tool_wall, tool_cpu = (statistics.median(run[i] for run in runs) for i in range(4))
+        done = subprocess.run(argv, cwd=root, capture_output=True, check=False)
+        grep_lines, result = done.stdout.count(b"\n"), results[-1]
         shown = sum(1 for line in result.splitlines() if not line.startswith(("[", "No match")))
         more = next((int(line[1:].split()[0].replace(",", "")) for line in result.splitlines() if "more" in line), 0)
         idle, busy = peak(root, pattern, idle=True), peak(root, pattern, idle=False)
         extra = (busy - idle) / 2**20
-        ratio = statistics.median(tool_times) / statistics.median(grep_times)
+        ratio = tool_wall / grep_wall
         rows.append(
             [
                 f"{name}: {pattern}",
                 f"{grep_lines:,}",
                 f"{shown + more:,}",
-                f"{statistics.median(grep_times) * 1000:.0f}",
-                f"{statistics.median(tool_times) * 1000:.0f}",
+                f"{grep_wall * 1000:.0f}",
+                f"{tool_wall * 1000:.0f}",
                 f"{ratio:.2f}x",
                 verdict(ratio, TIME_TARGET),
+                f"{tool_cpu / grep_cpu:.2f}x",
                 f"{idle / 2**20:.1f}",
                 f"{extra:+.1f}",
                 "ok" if extra < RSS_TARGET_MIB else "MISSED",
@@ -125,6 +125,7 @@ def main(root: Path) -> int:
         "tool ms",
         "ratio",
         "<= 2x",
+        "cpu ratio",
         "idle MiB",
         "peak +MiB",
         "< 50",

@@ -150,3 +150,8 @@ def test_every_bad_argument_is_a_clear_result(tree: Path, args: dict[str, object
     assert result.is_error
     assert expected in result.content
     assert len(result.content) < 1000
+
+
+def test_secret_directories_and_names_with_newlines_are_left_out_wherever_they_sort(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"a.txt": "", "zz/.git/config": "", "zz/.ssh/id_rsa": "", "x/.env\nlocal": "", "x/b": ""})
+    assert listing(tmp_path).splitlines() == ["a.txt", "x/b"]

@@ -29,13 +29,11 @@ def make_list_files(workspace: Workspace, *, time_budget: float = TIME_BUDGET) -
         walk = Walk(workspace, time.monotonic() + time_budget)
         shown: list[str] = []
         more = 0
-        for rel in walk.files(start):
-            if matches is not None and not matches(rel):
-                continue
-            if len(shown) < limit:
-                shown.append(shown_path(rel))
-            else:
-                more += 1
+        for batch in walk.batches(start):
+            kept = batch if matches is None else [rel for rel in batch if matches(rel)]
+            room = limit - len(shown)
+            shown += map(shown_path, kept[:room])
+            more += max(0, len(kept) - room)
         scope = f"under {quote_path(path or '.')}" + (f" matching {quote_path(pattern)}" if pattern.strip() else "")
         if not shown:
             reason = walk.excluded or "(.gitignored and secret files are left out)"

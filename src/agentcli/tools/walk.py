@@ -8,10 +8,12 @@ lead to are listed where they really are.
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.tools.files import OPEN_FLAGS, explain, require_regular
@@ -20,8 +22,6 @@ from agentcli.tools.workspace import Workspace, quote_path
 
 IGNORE_FILE_BYTES = 1 << 20
 """A .gitignore larger than this is read only this far."""
-
-_Entry = tuple[str, str, str]  # (sort key, name, kind: "dir", "file", "link" or "other")
 
 
 class Walk:
@@ -36,6 +36,11 @@ class Walk:
 
     def files(self, start: Path) -> Iterator[str]:
         """The files at or under `start` (a resolved path inside the root), relative to the root, in order."""
+        for batch in self.batches(start):
+            yield from batch
+
+    def batches(self, start: Path) -> Iterator[list[str]]:
+        """The same files in runs, a directory's files at a time (a consumer that only counts is faster so)."""
         rules = self._rules_down_to(start)
         if rules is None:
             return
@@ -45,7 +50,7 @@ class Walk:
             return
         rel = self.workspace.relative(start)
         if stat.S_ISREG(mode):
-            yield rel
+            yield [rel]
         elif stat.S_ISDIR(mode):
             yield from self._walk(start, "" if rel == "." else rel, rules)
 
@@ -67,22 +72,41 @@ class Walk:
             rules.append(compile_rules(_read_lines(start / ".gitignore"), "/".join(parts)))
         return rules
 
-    def _walk(self, top: Path, top_rel: str, rules: list[Rules]) -> Iterator[str]:
-        # Hot loop (50,000 entries in well under a second): strings, not Path objects; the deadline is checked
-        # per directory; rules are pushed only for a .gitignore that has patterns.
+    def _walk(self, top: Path, top_rel: str, rules: list[Rules]) -> Iterator[list[str]]:
+        # Hot loop (50,000 entries in about 0.1 s of CPU): strings, not Path objects; the runs of plain files
+        # between two directories taken as slices; the deny list tested on a whole directory's names at
+        # once; the deadline checked per directory; rules pushed only for a .gitignore that has patterns.
         workspace, root, deadline = self.workspace, str(self.workspace.root), self.deadline
-        suspect, denied = workspace.suspect_name, workspace.denied_rel
         rules = [r for r in rules if r.dirs is not None]
-        frames: list[tuple[Iterator[_Entry], str, int]] = [(iter(_scan(str(top))), top_rel, len(rules))]
+        frames: list[_Frame] = []
+
+        def enter(full: str, rel: str) -> None:
+            keys, kinds = _scan(full)
+            names = ("\n".join(keys) + "\n").replace("/\n", "\n")  # one name a line, directories without "/"
+            # A name with a newline in it would hide from the one-line-per-name test: check each name then.
+            suspect = names.count("\n") > len(keys) or workspace.suspect_names(names)
+            stops = [*sorted(bisect.bisect_left(keys, key) for key in kinds), len(keys)]
+            frames.append(_Frame(keys, kinds, stops, f"{rel}/" if rel else "", len(rules), suspect))
+
+        enter(str(top), top_rel)
         while frames:
-            entries, dir_rel, _ = frames[-1]
-            prefix = f"{dir_rel}/" if dir_rel else ""
-            for _, name, kind in entries:
-                rel = prefix + name
-                is_dir = kind == "dir"
-                if (suspect(name) and denied(rel)) or (rules and is_ignored(rules, rel, is_dir)):
+            frame = frames[-1]
+            keys, prefix = frame.keys, frame.prefix
+            batch: list[str] = []
+            while frame.pos < len(keys):
+                stop = frame.stops[frame.stop]
+                if frame.pos < stop:  # a run of plain files
+                    run = [prefix + key for key in keys[frame.pos : stop]]
+                    if frame.suspect or rules:
+                        run = [rel for rel in run if self._shown(rel, False, frame.suspect, rules)]
+                    batch += run
+                    frame.pos = stop
                     continue
-                if is_dir:
+                key, frame.pos, frame.stop = keys[stop], stop + 1, frame.stop + 1
+                kind, rel = frame.kinds[key], prefix + key.removesuffix("/")
+                if not self._shown(rel, kind == "dir", frame.suspect, rules):
+                    continue
+                if kind == "dir":
                     if deadline is not None and time.monotonic() > deadline:
                         self.cut_short = True
                         return
@@ -90,13 +114,20 @@ class Walk:
                     ignore = compile_rules(_read_lines(f"{full}/.gitignore"), rel)
                     if ignore.dirs is not None:
                         rules.append(ignore)
-                    frames.append((iter(_scan(full)), rel, len(rules)))
+                    enter(full, rel)
                     break  # into the directory; this one's remaining entries wait in its frame
-                if kind == "file" or (kind == "link" and self._link_to_file(f"{root}/{rel}")):
-                    yield rel  # FIFOs, sockets and devices ("other") are never opened, so never listed
+                if kind == "link" and self._link_to_file(f"{root}/{rel}"):
+                    batch.append(rel)  # FIFOs, sockets and devices ("other") are never opened, so never listed
             else:
                 frames.pop()
-                del rules[frames[-1][2] if frames else 0 :]
+                del rules[frames[-1].rules if frames else 0 :]
+            if batch:
+                yield batch
+
+    def _shown(self, rel: str, is_dir: bool, suspect: bool, rules: list[Rules]) -> bool:
+        if suspect and self.workspace.denied_rel(rel) is not None:
+            return False
+        return not (rules and is_ignored(rules, rel, is_dir))
 
     def _link_to_file(self, full: str) -> bool:
         """Whether a symbolic link leads to a regular file inside the workspace that is no secret."""
@@ -109,27 +140,46 @@ class Walk:
             return False
 
 
-def _scan(directory: str) -> list[_Entry]:
-    """A directory's entries in the order of their full paths (a directory sorts as `name/`). The types come
-    from the directory listing itself (no system call per entry, on the file systems that give them)."""
-    entries: list[_Entry] = []
+@dataclass
+class _Frame:
+    """A directory being walked: its sorted entries (a directory as `name/`), where the walk is in them."""
+
+    keys: list[str]
+    kinds: dict[str, str]
+    """The entries that are not plain files, by key: "dir", "link" or "other"."""
+    stops: list[int]
+    """The positions of those entries in `keys`, then len(keys): plain files run between them."""
+    prefix: str
+    rules: int
+    suspect: bool
+    pos: int = 0
+    stop: int = 0
+
+
+def _scan(directory: str) -> tuple[list[str], dict[str, str]]:
+    """A directory's entries in the order of their full paths (a directory sorts as `name/`), and the kinds of
+    those that are not plain files. The types come from the directory listing itself (no system call per
+    entry, on the file systems that give them)."""
+    keys: list[str] = []
+    kinds: dict[str, str] = {}
     try:
         with os.scandir(directory) as it:
             for entry in it:
                 name = entry.name
                 try:
                     if entry.is_file(follow_symlinks=False):
-                        entries.append((name, name, "file"))
-                    elif entry.is_dir(follow_symlinks=False):
-                        entries.append((name + "/", name, "dir"))
-                    else:
-                        entries.append((name, name, "link" if entry.is_symlink() else "other"))
+                        keys.append(name)
+                        continue
+                    kind = "dir" if entry.is_dir(follow_symlinks=False) else "link" if entry.is_symlink() else "other"
                 except OSError:
-                    entries.append((name, name, "other"))
+                    kind = "other"
+                key = name + "/" if kind == "dir" else name
+                keys.append(key)
+                kinds[key] = kind
     except OSError:
-        return []  # unreadable or vanished: nothing to list there
-    entries.sort()
-    return entries
+        return [], {}  # unreadable or vanished: nothing to list there
+    keys.sort()
+    return keys, kinds
 
 
 def _read_lines(path: Path | str) -> list[str]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import itertools
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
+from functools import cached_property
 from pathlib import Path
 
 DEFAULT_DENY: tuple[str, ...] = (
@@ -70,9 +71,8 @@ class Workspace:
         alternatives = "|".join(_component_regex(p) for p, _ in self._deny) or "(?!)"
         self._suspect = re.compile(f"(?:^|/)(?:{alternatives})(?:/|$)")
         # The same for one name: the deny patterns' last components (`credentials` for `.aws/credentials`).
-        names = "|".join(_component_regex(p.rsplit("/", 1)[-1]) for p, _ in self._deny) or "(?!)"
-        self.suspect_name = re.compile(f"(?:{names})", re.IGNORECASE).fullmatch
-        """Whether a name may be denied (then `denied_rel` decides): a walk's quick test, its directory checked."""
+        names = "|".join(_component_regex(p.rsplit("/", 1)[-1], "/\n") for p, _ in self._deny)
+        self._names_regex = f"(?m)^(?:{names})$" if names else ""
 
     def resolve(self, path: str) -> Path:
         """The real path of `path` (relative to the root, or absolute inside it); anything else is refused."""
@@ -97,6 +97,24 @@ class Workspace:
                 "Other files in the workspace can be read."
             )
         return real
+
+    def suspect_names(self, names: str) -> bool:
+        """Whether one of `names` (one a line) may be denied; then `denied_rel` decides. A walk's quick test of
+        a whole directory, whose parents it has checked already: one pass of RE2 over the names."""
+        return self._names_matcher(names.encode("utf-8", "surrogateescape")) is not None
+
+    @cached_property
+    def _names_matcher(self) -> Callable[[bytes], object]:
+        if not self._names_regex:
+            return lambda _: None
+        import re2  # type: ignore[import-untyped]  # here, not at the top: listing the tools never needs it
+
+        options = re2.Options()
+        options.case_sensitive, options.never_capture, options.log_errors = False, True, False
+        try:
+            return re2.compile(self._names_regex.encode(), options).search  # type: ignore[no-any-return]
+        except re2.error:  # a user's pattern RE2 reads differently: Python's engine, slower, as sure
+            return re.compile(self._names_regex.encode(), re.IGNORECASE).search
 
     def relative(self, path: Path) -> str:
         """`path` relative to the root, with forward slashes ("." for the root itself), for display."""
@@ -138,13 +156,14 @@ class Workspace:
         return any(fnmatchcase(name, pattern) for pattern in self._allow)
 
 
-def _component_regex(pattern: str) -> str:
-    """A deny pattern as a regex over whole path components, `*` and `?` never crossing a `/`. It may match
-    more than the pattern (a `[...]` set becomes any one character): it only picks what the exact check sees."""
+def _component_regex(pattern: str, stops: str = "/") -> str:
+    """A deny pattern as a regex over whole path components, `*` and `?` never crossing one of `stops`. It may
+    match more than the pattern (a `[...]` set becomes any one character): it only picks what the exact check
+    sees."""
     out, i = [], 0
     while i < len(pattern):
         char, end = pattern[i], pattern.find("]", i + 2) if pattern[i] == "[" else -1
-        out.append("[^/]*" if char == "*" else "[^/]" if char in "?" or end > 0 else re.escape(char))
+        out.append(f"[^{stops}]*" if char == "*" else f"[^{stops}]" if char in "?" or end > 0 else re.escape(char))
         i = end + 1 if end > 0 else i + 1
     return "".join(out)
 
