@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -181,3 +182,16 @@ def test_the_public_re2_api_finds_the_same_spans_as_the_fast_path() -> None:
     text = b"abb\nb\nc\n"
     for finder in (_span_finder(compiled), _span_finder(PublicOnly())):
         assert [finder(text, pos, len(text)) for pos in (0, 3, 4, 6)] == [(1, 3), (4, 5), (4, 5), None]
+
+
+def test_an_ignored_path_a_fifo_and_a_typo_each_get_their_own_answer(tree: Path) -> None:
+    assert search(tree, "load_settings", path="build").endswith(
+        ": 'build' is ignored by a .gitignore, so its files are left out"
+    )
+    os.mkfifo(tree / "pipe")
+    tools = builtin_tools(tree)
+    assert (
+        "is a named pipe (FIFO); search_text reads regular files only"
+        in tools.call("search_text", {"pattern": "x", "path": "pipe"}).content
+    )
+    assert "did you mean 'src/config.py'" in tools.call("search_text", {"pattern": "x", "path": "src/confg.py"}).content

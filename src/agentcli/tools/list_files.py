@@ -36,8 +36,8 @@ def make_list_files(workspace: Workspace, *, time_budget: float = TIME_BUDGET) -
             more += max(0, len(kept) - room)
         scope = f"under {quote_path(path or '.')}" + (f" matching {quote_path(pattern)}" if pattern.strip() else "")
         if not shown:
-            reason = walk.excluded or "(.gitignored and secret files are left out)"
-            shown.append(f"No files {scope} {reason}" if not walk.excluded else f"No files {scope}: {reason}")
+            reason = f": {walk.excluded}" if walk.excluded else " (.gitignored and secret files are left out)"
+            shown.append(f"No files {scope}{reason}")
         if more:
             example = "" if pattern.strip() else ', e.g. pattern="**/*.py"'
             shown.append(f"[{more:,} more files not shown; narrow the listing with path= or pattern={example}]")

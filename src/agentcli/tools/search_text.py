@@ -11,7 +11,9 @@ search (grep) gives, at the speed of one search per block. A deadline bounds eve
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import time
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -19,7 +21,7 @@ from typing import Annotated, Any
 import re2  # type: ignore[import-untyped]
 from pydantic import Field
 
-from agentcli.tools.files import CHUNK_SIZE, line_blocks, looks_binary, open_listed
+from agentcli.tools.files import CHUNK_SIZE, explain, line_blocks, looks_binary, open_listed, require_regular
 from agentcli.tools.walk import Walk, glob_filter, shown_path
 from agentcli.tools.workspace import Workspace, quote_path
 
@@ -134,9 +136,13 @@ def make_search_text(workspace: Workspace, *, time_budget: float = TIME_BUDGET) 
         one PATH:LINE: TEXT line per match."""
         regex = _Regex(pattern, ignore_case)
         start = workspace.resolve(path or ".")
-        if not start.exists():
-            raise FileNotFoundError(f"{quote_path(path)} does not exist (paths are relative to the workspace root)")
-        matches = glob_filter(workspace, start, glob) if start.is_dir() else None
+        try:
+            mode = os.stat(start).st_mode
+        except OSError as exc:
+            raise explain(exc, workspace, start) from None
+        if not stat.S_ISDIR(mode):
+            require_regular(mode, workspace.relative(start), "search_text")  # a FIFO or a device: refused
+        matches = glob_filter(workspace, start, glob) if stat.S_ISDIR(mode) else None
         deadline = time.monotonic() + time_budget
         walk = Walk(workspace, deadline)
         shown: list[str] = []
@@ -161,8 +167,10 @@ def make_search_text(workspace: Workspace, *, time_budget: float = TIME_BUDGET) 
         scope = f"under {quote_path(path or '.')}" + (f" matching {quote_path(glob)}" if glob.strip() else "")
         if not shown:
             what = f"{searched:,} text file" + ("" if searched == 1 else "s")
-            reason = walk.excluded or "(.gitignored, secret and binary files are not searched)"
-            shown.append(f"No match for {quote_path(pattern)} in {what} {scope} {reason}")
+            reason = (
+                f": {walk.excluded}" if walk.excluded else " (.gitignored, secret and binary files are not searched)"
+            )
+            shown.append(f"No match for {quote_path(pattern)} in {what} {scope}{reason}")
         if more:
             shown.append(
                 f"[{more:,} more matching lines not shown; narrow with path=, glob= or a more specific pattern]"
