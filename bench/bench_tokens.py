@@ -143,6 +143,46 @@ def first_request(mode: str, root: Path) -> dict[str, Any]:
         return server.requests[0]
 
 
+def smolagents_request() -> tuple[dict[str, Any], str] | None:
+    """The first request smolagents' ToolCallingAgent sends for the same question with the same four tools
+    (names, descriptions, parameters from our schemas), received by the same server; None if not installed."""
+    try:
+        import smolagents
+        from smolagents import OpenAIServerModel, Tool, ToolCallingAgent
+    except ImportError:
+        return None
+    from agentcli.tools.builtin_schemas import BUILTIN_SCHEMAS
+
+    def make(name: str, spec: dict[str, Any]) -> Any:
+        required = set(spec["parameters"].get("required", []))
+        inputs = {
+            param: {"type": prop["type"], "description": prop.get("description") or param}
+            | ({} if param in required else {"nullable": True})
+            for param, prop in spec["parameters"]["properties"].items()
+        }
+        attributes = {"name": name, "description": spec["description"], "inputs": inputs, "output_type": "string"}
+        attributes |= {"skip_forward_signature_validation": True, "forward": lambda self, **kwargs: ""}
+        return type(name, (Tool,), attributes)()
+
+    with ScriptedServer(lambda request: text("42")) as server:
+        model = OpenAIServerModel(model_id="bench-model", api_base=server.base_url, api_key="x")
+        tools = [make(name, spec) for name, spec in BUILTIN_SCHEMAS.items()]
+        agent = ToolCallingAgent(tools=tools, model=model, max_steps=1, verbosity_level=0)
+        with contextlib.suppress(Exception), contextlib.redirect_stdout(None), contextlib.redirect_stderr(None):
+            agent.run(QUESTION)  # the reply is not a tool call: it fails after the request we count
+        return server.requests[0], f"smolagents {smolagents.__version__}"
+
+
+def content_tokens(message: dict[str, Any], count: Callable[[str], int]) -> int:
+    """Tokens of a message's text, whether `content` is a string or a list of text parts."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return count(content)
+    if isinstance(content, list):
+        return sum(count(part.get("text", "")) for part in content if isinstance(part, dict))
+    return 0
+
+
 def main() -> int:
     count, how = tokenizer()
     rows: list[list[object]] = []
@@ -157,7 +197,7 @@ def main() -> int:
                 continue
             messages, tools = body["messages"], body.get("tools")
             tools_tokens = count(compact(tools)) if tools else 0
-            content_tokens = sum(count(m["content"]) for m in messages if isinstance(m.get("content"), str))
+            contents = sum(content_tokens(m, count) for m in messages)
             total = count(compact(messages)) + tools_tokens
             size = len(compact(messages).encode()) + (len(compact(tools).encode()) if tools else 0)
             if mode == "native":
@@ -167,12 +207,36 @@ def main() -> int:
             else:
                 target, ok = "", ""
             extras = sorted(set(body) - {"model", "messages", "tools", "stream", "stream_options"})
-            row = [mode, len(messages), tools_tokens, content_tokens, total, f"{size:,}", target, ok, ", ".join(extras)]
+            row = [mode, len(messages), tools_tokens, contents, total, f"{size:,}", target, ok, ", ".join(extras)]
             rows.append(row)
+    other = smolagents_request()
+    if other is None:
+        notes.append("smolagents: not installed (pip install smolagents adds its row, counted the same way)")
+    else:
+        body, name = other
+        messages, tools = body["messages"], body.get("tools") or []
+        size = len(compact(messages).encode()) + len(compact(tools).encode())
+        total = count(compact(messages)) + count(compact(tools))
+        contents = sum(content_tokens(m, count) for m in messages)
+        extras = ", ".join(sorted(set(body) - {"model", "messages", "tools", "stream", "stream_options"}))
+        rows.append(
+            [
+                name,
+                len(messages),
+                f"{count(compact(tools)):,}",
+                f"{contents:,}",
+                f"{total:,}",
+                f"{size:,}",
+                "",
+                "",
+                extras,
+            ]
+        )
 
     print("First request size in tokens (the agent's exact first request body)")
     print(f"{environment_line()}; counted with: {how}")
-    print(f'question: "{QUESTION}"; server: tests/support/scripted_server.py (validating)\n')
+    print(f'question: "{QUESTION}"; server: tests/support/scripted_server.py (validating)')
+    print("last row, when installed: smolagents' ToolCallingAgent with the same four tools, counted the same way\n")
     print_table(["mode", "messages", "tools", "contents", "total", "bytes", "target", "", "other fields"], rows)
     for note in notes:
         print(f"  {note}")
