@@ -32,7 +32,7 @@ class Walk:
         self.deadline = deadline
         self.cut_short = False
         self.excluded: str | None = None
-        """Why the start path itself is left out (an ignored or secret path), when it is."""
+        """Why the start path itself is left out (a .gitignore ignores it or a directory above it), when it is."""
 
     def files(self, start: Path) -> Iterator[str]:
         """The files at or under `start` (a resolved path inside the root), relative to the root, in order."""
