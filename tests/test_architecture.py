@@ -77,16 +77,21 @@ def test_nothing_evaluates_strings() -> None:
 def test_the_public_api_is_pinned() -> None:
     assert agentcli.__all__ == [
         "Agent",
+        "Allow",
         "Conversation",
+        "Deny",
         "Engine",
+        "PendingCall",
         "RunResult",
         "Settings",
         "Tool",
+        "ToolContext",
         "ToolRegistry",
         "ToolResult",
         "__version__",
         "builtin_tools",
         "load_settings",
+        "tool",
     ]
     for name in agentcli.__all__:
         assert getattr(agentcli, name) is not None

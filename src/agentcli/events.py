@@ -87,6 +87,18 @@ class ToolReturned(Event):
 
 
 @dataclass(frozen=True)
+class CallDenied(Event):
+    """The before_call policy refused a tool call; `reason` is the result the model gets instead (a ToolReturned
+    with it follows)."""
+
+    type: ClassVar[str] = "call_denied"
+    step: int
+    call_id: str
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class JudgeVerdict(Event):
     type: ClassVar[str] = "judge_verdict"
     step: int

@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 from agentcli.tools import builtin_schemas
-from agentcli.tools.builtin import builtin_functions, builtin_tools
-from agentcli.tools.registry import ToolRegistry
-from agentcli.tools.workspace import Workspace
+from agentcli.tools.builtin import builtin_functions, builtin_list, builtin_tools
+from agentcli.tools.registry import Tool, ToolRegistry
 
 SCHEMAS_FILE = Path(builtin_schemas.__file__)
 
@@ -34,11 +33,23 @@ def render_schemas_module(registry: ToolRegistry) -> str:
     )
 
 
-def test_the_pinned_schemas_are_what_the_models_generate(tmp_path: Path) -> None:
-    expected = render_schemas_module(ToolRegistry(builtin_functions(Workspace(tmp_path)).values()))
+def test_the_pinned_schemas_are_what_the_models_generate() -> None:
+    expected = render_schemas_module(ToolRegistry(builtin_functions()))
     if os.environ.get("UPDATE_SNAPSHOTS") == "1":
         SCHEMAS_FILE.write_text(expected, encoding="utf-8")
     assert SCHEMAS_FILE.read_text(encoding="utf-8") == expected, "regenerate: see builtin_schemas.py's docstring"
+
+
+def test_the_lazy_built_ins_say_what_the_functions_say() -> None:
+    for lazy, func in zip(builtin_list(), builtin_functions(), strict=True):
+        made = Tool.from_function(func, source="built-in")
+        assert (lazy.name, lazy.description, lazy.parameters) == (made.name, made.description, made.parameters)
+        assert (lazy.requires_approval, lazy.idempotent, lazy.source) == (
+            made.requires_approval,
+            made.idempotent,
+            made.source,
+        )
+        assert lazy.func is func and lazy.context_params == made.context_params
 
 
 def test_the_registry_sends_the_pinned_schemas_and_runs_the_real_functions(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from agentcli.errors import AgentError
 
 if TYPE_CHECKING:
     from agentcli.agent import Agent
+    from agentcli.cli.approval import Approval
 
 HELP = """Commands:
   /help    this text
@@ -66,14 +67,17 @@ def _lines() -> Iterator[str]:
 def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
     settings = options.settings()
+    tools = options.extra_tools()
     from agentcli.agent import Agent
+    from agentcli.cli.approval import Approval
 
-    with Agent(settings) as agent:
-        _talk(agent, options)
+    approval = Approval(yes=options.yes)
+    with Agent(settings, tools, before_call=approval) as agent:
+        _talk(agent, options, approval)
     raise typer.Exit(EXIT_ANSWER)
 
 
-def _talk(agent: Agent, options: RunOptions) -> None:
+def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
     """The read-answer loop, until /exit or the end of input."""
     from agentcli.render import make_renderer
 
@@ -106,7 +110,8 @@ def _talk(agent: Agent, options: RunOptions) -> None:
             say("that line holds bytes that are not valid text; nothing was sent\n")
         else:
             try:
-                answer_question(agent, text, make_renderer(kind, sys.stdout, sys.stderr))
+                approval.renderer = make_renderer(kind, sys.stdout, sys.stderr)
+                answer_question(agent, text, approval.renderer)
             except KeyboardInterrupt as exc:
                 say(f"\nturn cancelled {exc}; the conversation is as it was before it\n")
             except AgentError as exc:  # a bug or a refusal in one turn must not end the session

@@ -31,12 +31,17 @@ def list_tools(
     ] = False,
     mode: opt.Mode = Settings.mode,
     workspace: opt.Workspace = None,
+    files: opt.ToolFiles = None,
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
     from agentcli.tools.builtin import builtin_tools
+    from agentcli.tools.loading import load_tools
 
     settings = Settings(mode=mode, workspace=workspace or Path.cwd())  # no model needed: the environment is not read
-    tools = builtin_tools(settings.workspace)
+    extra = load_tools(files or ())
+    tools = builtin_tools(settings=settings)
+    for tool in extra:
+        tools.add(tool)
     if as_json:
         if mode in ("react", "json"):
             from agentcli.adapters import make_adapter
@@ -53,24 +58,27 @@ def list_tools(
     from rich.table import Table
 
     table = Table(title="Tools", title_justify="left", show_lines=True)
-    for column in ("name", "description", "parameters"):
+    for column in ("name", "description", "parameters", "source"):
         table.add_column(column, overflow="fold")
     for tool in tools:
-        table.add_row(tool.name, tool.description, "\n".join(_parameter_lines(tool.parameters)) or "(none)")
+        approval = "\n(asks for approval)" if tool.requires_approval else ""
+        parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
+        table.add_row(tool.name, tool.description, parameters, tool.source + approval)
     Console().print(table)
 
 
 def _plain_table(tools: ToolRegistry) -> str:
-    """The table as plain text: each tool's name and description, then one indented line per parameter."""
+    """The table as plain text: each tool's name, description and source, then one indented line per parameter."""
     blocks = []
     for tool in tools:
+        approval = " (asks for approval)" if tool.requires_approval else ""
         params = [f"    {line}" for line in _parameter_lines(tool.parameters)] or ["    (no parameters)"]
-        blocks.append("\n".join([f"{tool.name}: {tool.description}", *params]))
+        blocks.append("\n".join([f"{tool.name}: {tool.description} [{tool.source}]{approval}", *params]))
     return "\n\n".join(blocks) + "\n"
 
 
 def _parameter_lines(schema: dict[str, Any]) -> list[str]:
-    from agentcli.tools.schema import parameter_facts
+    from agentcli.tools.describe import parameter_facts
 
     required = set(schema.get("required", []))
     return [

@@ -10,6 +10,7 @@ from typing import IO
 
 from agentcli.events import (
     AnswerReady,
+    CallDenied,
     Event,
     FormatProblem,
     JudgeVerdict,
@@ -75,6 +76,8 @@ class PlainRenderer:
                     self._say("-> calls: " + ", ".join(clip(call["name"], NAME_CHARS) for call in calls))
             case ToolCalled(name=name, arguments=arguments):
                 self._say(f"== tool {clip(name, NAME_CHARS)} {clip(arguments, ARGUMENTS_CHARS)}")
+            case CallDenied(name=name, reason=reason):
+                self._say(f"== not run: {clip(name, NAME_CHARS)}: {reason}")
             case ToolReturned() as result:
                 self._say(f"-- {tool_facts(result)}")
                 self._say(textwrap.indent(preview(result.content), "   "))

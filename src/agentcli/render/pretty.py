@@ -19,6 +19,7 @@ from rich.text import Text
 
 from agentcli.events import (
     AnswerReady,
+    CallDenied,
     Event,
     FormatProblem,
     JudgeVerdict,
@@ -80,6 +81,8 @@ class RichRenderer:
                 self._end_live()
             case ToolCalled() as call:
                 self._calls[call.call_id] = call
+            case CallDenied(name=name, reason=reason):
+                self._err.print(Text(visible(f"✗ not run: {clip(name, NAME_CHARS)}: {reason}"), style="yellow"))
             case ToolReturned() as result:
                 self._err.print(self._tool_panel(result))
             case StepRetried(reason=reason):

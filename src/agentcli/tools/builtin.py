@@ -1,48 +1,53 @@
 """The tools agentcli ships: `read_file`, `list_files`, `search_text` (sandboxed to the workspace), `calculator`.
 
-Their descriptions and schemas come from BUILTIN_SCHEMAS, generated from the functions' own Pydantic models
-and pinned by a test that regenerates them; each function (and Pydantic) is loaded on its first call. So
-listing the tools, or sending their schemas, costs no import of Pydantic.
+They are written the way a user writes a tool: a typed function, `@tool` when it needs more than its signature
+says, and a `ToolContext` parameter when it needs the workspace. Their descriptions and schemas are also kept
+in BUILTIN_SCHEMAS, generated from those functions and pinned by a test that regenerates them; each function
+(its module, and Pydantic) is imported on its first call. So listing the tools, or sending their schemas,
+imports no Pydantic.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
+from agentcli.config import Settings
 from agentcli.tools.builtin_schemas import BUILTIN_SCHEMAS
+from agentcli.tools.context import ToolContext
 from agentcli.tools.registry import Tool, ToolRegistry
-from agentcli.tools.workspace import Workspace
+
+BUILTIN_SOURCE = "built-in"
+MODULES = {
+    "read_file": "agentcli.tools.read_file",
+    "list_files": "agentcli.tools.list_files",
+    "search_text": "agentcli.tools.search_text",
+    "calculator": "agentcli.tools.calculator",
+}
+"""Where each built-in lives: the function of that name in that module."""
 
 
-def builtin_functions(workspace: Workspace) -> dict[str, Callable[..., object]]:
-    """The built-in tools as typed functions, by name (this imports them, and Pydantic)."""
-    from agentcli.tools.calculator import calculator
-    from agentcli.tools.list_files import make_list_files
-    from agentcli.tools.read_file import make_read_file
-    from agentcli.tools.search_text import make_search_text
-
-    return {
-        "read_file": make_read_file(workspace),
-        "list_files": make_list_files(workspace),
-        "search_text": make_search_text(workspace),
-        "calculator": calculator,
-    }
+def _load(name: str) -> Callable[..., object]:
+    function: Callable[..., object] = getattr(importlib.import_module(MODULES[name]), name)
+    return function
 
 
-def builtin_tools(workspace: str | Path = ".") -> ToolRegistry:
-    """A fresh registry of the built-in tools, the file tools rooted at `workspace`."""
-    root = Workspace(workspace)
-    loaded: dict[str, Callable[..., object]] = {}
+def builtin_functions() -> list[Callable[..., object]]:
+    """The built-in tools as the typed functions they are (this imports them, and Pydantic)."""
+    return [_load(name) for name in MODULES]
 
-    def loader(name: str) -> Callable[[], Callable[..., object]]:
-        def load() -> Callable[..., object]:
-            if not loaded:
-                loaded.update(builtin_functions(root))
-            return loaded[name]
 
-        return load
+def builtin_list() -> list[Tool]:
+    """The built-in tools, each saying it is built in; each function is loaded on its first call."""
+    return [
+        Tool(name, spec["description"], functools.partial(_load, name), spec["parameters"], source=BUILTIN_SOURCE)
+        for name, spec in BUILTIN_SCHEMAS.items()
+    ]
 
-    return ToolRegistry(
-        Tool(name, spec["description"], loader(name), spec["parameters"]) for name, spec in BUILTIN_SCHEMAS.items()
-    )
+
+def builtin_tools(workspace: str | Path = ".", *, settings: Settings | None = None) -> ToolRegistry:
+    """A fresh registry of the built-in tools, the file tools rooted at `workspace` (or at `settings.workspace`)."""
+    settings = settings or Settings(workspace=Path(workspace))
+    return ToolRegistry(builtin_list(), context=ToolContext.from_settings(settings))

@@ -7,6 +7,7 @@ Pydantic is imported only when a tool's model is first needed (a call, or a sche
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -15,7 +16,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentcli.text import QUOTE_LIMIT, quote
-from agentcli.tools.schema import arguments_model, describe_parameters, parameters_schema
+from agentcli.tools.context import ToolContext
+from agentcli.tools.decorator import ToolDefinitionError, ToolSpec, spec_of
+from agentcli.tools.describe import describe_parameters
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -38,22 +41,32 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Tool:
-    """A typed function the model may call; its docstring is the description.
+    """A typed function the model may call; its docstring's first paragraph is the description.
 
-    `load` returns the function: a built-in is made (and its module, with Pydantic, imported) on first use,
-    from `schema`, its parameters' JSON Schema pinned in advance.
+    `load` returns the function. A built-in is loaded (its module, and Pydantic, imported) on its first call,
+    its parameters' JSON Schema given in advance as `schema`; `from_function` builds everything at once.
     """
 
     name: str
     description: str
     load: Callable[[], Callable[..., object]]
     schema: dict[str, Any] | None = None
+    requires_approval: bool = False
+    idempotent: bool = True
+    source: str = ""
+    """Where the tool came from, as `agent tools list` shows it: built-in, a file path, plugin NAME."""
 
     @classmethod
-    def from_function(cls, func: Callable[..., object], name: str | None = None) -> Tool:
-        doc = (func.__doc__ or "").strip()
-        tool = cls(name or func.__name__, " ".join(doc.split()), lambda: func)
-        _ = tool.args_model  # a signature that cannot become a schema fails now, not at the first call
+    def from_function(cls, func: Callable[..., object], name: str | None = None, *, source: str = "") -> Tool:
+        """The tool of a function, `@agentcli.tool` or plain; raises ToolDefinitionError naming what is wrong."""
+        spec = spec_of(func) or ToolSpec()
+        tool_name = name or spec.name or func.__name__
+        if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
+            raise ToolDefinitionError(f"tool {tool_name!r}: async functions are not supported; write a plain def")
+        from agentcli.tools.schema import description_of
+
+        tool = cls(tool_name, description_of(func), lambda: func, None, spec.requires_approval, spec.idempotent, source)
+        _ = tool.args_model, tool.context_params  # a signature that cannot become a schema fails now
         return tool
 
     @cached_property
@@ -62,12 +75,25 @@ class Tool:
 
     @cached_property
     def args_model(self) -> type[BaseModel]:
-        """The Pydantic model of the arguments: it validates every call (and makes `schema` when not given)."""
+        """The Pydantic model of the model's arguments: it validates every call."""
+        from agentcli.tools.schema import arguments_model
+
         return arguments_model(self.func, self.name)
 
     @cached_property
+    def context_params(self) -> tuple[str, ...]:
+        """Parameters filled with the registry's ToolContext, not by the model."""
+        from agentcli.tools.schema import context_parameters
+
+        return context_parameters(self.func, self.name)
+
+    @cached_property
     def parameters(self) -> dict[str, Any]:
-        return self.schema if self.schema is not None else parameters_schema(self.args_model)
+        if self.schema is not None:
+            return self.schema
+        from agentcli.tools.schema import parameters_schema
+
+        return parameters_schema(self.args_model)
 
     def openai_schema(self) -> dict[str, Any]:
         """The entry of the `tools` array of a Chat Completions request."""
@@ -95,9 +121,12 @@ def _validation_problems(error: ValidationError) -> str:
 
 
 class ToolRegistry:
-    """An ordered set of tools by name."""
+    """An ordered set of tools by name, and the ToolContext its tools get when they ask for one."""
 
-    def __init__(self, tools: Iterable[Tool | Callable[..., object]] = ()) -> None:
+    def __init__(
+        self, tools: Iterable[Tool | Callable[..., object]] = (), *, context: ToolContext | None = None
+    ) -> None:
+        self.context = context
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self.add(tool)
@@ -132,8 +161,8 @@ class ToolRegistry:
         args = _parse_arguments(raw_args)
         if tool is None or isinstance(args, str):
             return f"{name} {raw_args if isinstance(raw_args, str) else args}".strip()
-        # Validated and with defaults filled in, so {"path": "a"} and {"path": "a", "offset": 0} match.
-        # Invalid, or a tool that cannot be loaded: the call will say so; the raw arguments identify it.
+        # Validated and with defaults filled in, so {"path": "a"} and {"path": "a", "offset": 0} match; invalid
+        # arguments, or a tool that cannot be loaded, keep the raw ones (the call will say what is wrong).
         with contextlib.suppress(Exception):
             args = tool.args_model.model_validate(args).model_dump(mode="json")
         return f"{name} {json.dumps(args, sort_keys=True, ensure_ascii=False)}"
@@ -159,7 +188,7 @@ class ToolRegistry:
         if isinstance(args, str):
             return f"{args} {valid}", True
         try:
-            model = tool.args_model  # a built-in's module is imported here, on its first call
+            model, context_params = tool.args_model, tool.context_params  # a built-in is loaded here
         except Exception as exc:
             return f"The tool {name} could not be loaded: {type(exc).__name__}: {exc}", True
         from pydantic import ValidationError
@@ -168,11 +197,15 @@ class ToolRegistry:
             parsed = model.model_validate(args)
         except ValidationError as exc:
             return f"Invalid arguments for {name}: {_validation_problems(exc)}. {valid}", True
+        kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
+        if context_params:
+            if self.context is None:
+                return f"{name} needs a workspace, and its registry was made without a ToolContext.", True
+            kwargs.update(dict.fromkeys(context_params, self.context))
         try:
-            value = tool.func(**{key: getattr(parsed, key) for key in type(parsed).model_fields})
-        except Exception as exc:  # a tool's failure is an observation for the model, never a crash
+            return _as_text(tool.func(**kwargs)), False
+        except (Exception, SystemExit) as exc:  # a tool's failure is an observation for the model, never a crash
             return f"{type(exc).__name__}: {exc}", True
-        return _as_text(value), False
 
 
 def _parse_arguments(raw_args: str | dict[str, Any] | None) -> dict[str, Any] | str:
@@ -194,9 +227,23 @@ def _parse_arguments(raw_args: str | dict[str, Any] | None) -> dict[str, Any] | 
 
 
 def _as_text(value: object) -> str:
+    """A result as the model reads it: text as is, a Pydantic model or JSON-able data as JSON, the rest str()."""
     if isinstance(value, str):
         return value
+    from pydantic import BaseModel  # loaded already: the call's arguments were validated
+
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
     try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+        return json.dumps(value, ensure_ascii=False, default=_model_data)
+    except (TypeError, ValueError, RecursionError):
         return str(value)
+
+
+def _model_data(value: object) -> object:
+    """Pydantic models inside a dict or list are JSON too; anything else makes the whole result str()."""
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON")

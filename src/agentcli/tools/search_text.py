@@ -21,6 +21,8 @@ from typing import Annotated, Any
 import re2  # type: ignore[import-untyped]
 from pydantic import Field
 
+from agentcli.tools.context import ToolContext
+from agentcli.tools.decorator import tool
 from agentcli.tools.files import CHUNK_SIZE, explain, line_blocks, looks_binary, open_listed, require_regular
 from agentcli.tools.walk import Walk, glob_filter, shown_path
 from agentcli.tools.workspace import Workspace, quote_path
@@ -122,67 +124,97 @@ def _show(rel: str, number: int, line: bytes) -> str:
     return f"{rel}:{number}: {text}"
 
 
+PathArg = Annotated[str, Field(description="File or directory")]
+GlobArg = Annotated[str, Field(description="Only files matching, e.g. **/*.py")]
+LimitArg = Annotated[int, Field(ge=1, le=500)]
+
+
+@tool
+def search_text(
+    context: ToolContext,
+    pattern: str,
+    path: PathArg = ".",
+    glob: GlobArg = "",
+    ignore_case: bool = False,
+    limit: LimitArg = 50,
+) -> str:
+    """Search text files for a regular expression (Python re syntax, no lookarounds or backreferences);
+    one PATH:LINE: TEXT line per match."""
+    return search(context.workspace, pattern, path, glob, ignore_case, limit)
+
+
 def make_search_text(workspace: Workspace, *, time_budget: float = TIME_BUDGET) -> Callable[..., str]:
-    """Build the `search_text` tool for one workspace (`time_budget` is a knob for tests)."""
+    """`search_text` fixed to one workspace outside a registry (`time_budget` is a knob for tests); its schema
+    is search_text's."""
 
     def search_text(
         pattern: str,
-        path: Annotated[str, Field(description="File or directory")] = ".",
-        glob: Annotated[str, Field(description="Only files matching, e.g. **/*.py")] = "",
+        path: PathArg = ".",
+        glob: GlobArg = "",
         ignore_case: bool = False,
-        limit: Annotated[int, Field(ge=1, le=500)] = 50,
+        limit: LimitArg = 50,
     ) -> str:
         """Search text files for a regular expression (Python re syntax, no lookarounds or backreferences);
         one PATH:LINE: TEXT line per match."""
-        regex = _Regex(pattern, ignore_case)
-        start = workspace.resolve(path or ".")
-        try:
-            mode = os.stat(start).st_mode
-        except OSError as exc:
-            raise explain(exc, workspace, start) from None
-        if not stat.S_ISDIR(mode):
-            require_regular(mode, workspace.relative(start), "search_text")  # a FIFO or a device: refused
-        matches = glob_filter(workspace, start, glob) if stat.S_ISDIR(mode) else None
-        deadline = time.monotonic() + time_budget
-        walk = Walk(workspace, deadline)
-        shown: list[str] = []
-        more = searched = 0
-        root = f"{workspace.root}/"
-        for rel in walk.files(start):
-            if matches is not None and not matches(rel):
-                continue
-            if time.monotonic() > deadline:
-                walk.cut_short = True
-                break
-            found = _search_file(regex, root + rel, shown_path(rel), limit - len(shown), deadline)
-            if found is None:
-                continue
-            searched += 1
-            lines, extra, cut = found
-            shown += lines
-            more += extra
-            if cut:
-                walk.cut_short = True
-                break
-        scope = f"under {quote_path(path or '.')}" + (f" matching {quote_path(glob)}" if glob.strip() else "")
-        if not shown:
-            what = f"{searched:,} text file" + ("" if searched == 1 else "s")
-            reason = (
-                f": {walk.excluded}" if walk.excluded else " (.gitignored, secret and binary files are not searched)"
-            )
-            shown.append(f"No match for {quote_path(pattern)} in {what} {scope}{reason}")
-        if more:
-            shown.append(
-                f"[{more:,} more matching lines not shown; narrow with path=, glob= or a more specific pattern]"
-            )
-        if walk.cut_short:
-            shown.append(
-                f"[search cut short after {time_budget:g} s: {searched:,} files searched, the rest not; "
-                "narrow it with path=, glob= or a more specific pattern]"
-            )
-        return "\n".join(shown)
+        return search(workspace, pattern, path, glob, ignore_case, limit, time_budget=time_budget)
 
     return search_text
+
+
+def search(
+    workspace: Workspace,
+    pattern: str,
+    path: str = ".",
+    glob: str = "",
+    ignore_case: bool = False,
+    limit: int = 50,
+    *,
+    time_budget: float = TIME_BUDGET,
+) -> str:
+    """What search_text returns: the matching lines of the listed text files, at most `limit` of them."""
+    regex = _Regex(pattern, ignore_case)
+    start = workspace.resolve(path or ".")
+    try:
+        mode = os.stat(start).st_mode
+    except OSError as exc:
+        raise explain(exc, workspace, start) from None
+    if not stat.S_ISDIR(mode):
+        require_regular(mode, workspace.relative(start), "search_text")  # a FIFO or a device: refused
+    matches = glob_filter(workspace, start, glob) if stat.S_ISDIR(mode) else None
+    deadline = time.monotonic() + time_budget
+    walk = Walk(workspace, deadline)
+    shown: list[str] = []
+    more = searched = 0
+    root = f"{workspace.root}/"
+    for rel in walk.files(start):
+        if matches is not None and not matches(rel):
+            continue
+        if time.monotonic() > deadline:
+            walk.cut_short = True
+            break
+        found = _search_file(regex, root + rel, shown_path(rel), limit - len(shown), deadline)
+        if found is None:
+            continue
+        searched += 1
+        lines, extra, cut = found
+        shown += lines
+        more += extra
+        if cut:
+            walk.cut_short = True
+            break
+    scope = f"under {quote_path(path or '.')}" + (f" matching {quote_path(glob)}" if glob.strip() else "")
+    if not shown:
+        what = f"{searched:,} text file" + ("" if searched == 1 else "s")
+        reason = f": {walk.excluded}" if walk.excluded else " (.gitignored, secret and binary files are not searched)"
+        shown.append(f"No match for {quote_path(pattern)} in {what} {scope}{reason}")
+    if more:
+        shown.append(f"[{more:,} more matching lines not shown; narrow with path=, glob= or a more specific pattern]")
+    if walk.cut_short:
+        shown.append(
+            f"[search cut short after {time_budget:g} s: {searched:,} files searched, the rest not; "
+            "narrow it with path=, glob= or a more specific pattern]"
+        )
+    return "\n".join(shown)
 
 
 def _search_file(regex: _Regex, full: str, rel: str, room: int, deadline: float) -> tuple[list[str], int, bool] | None:
