@@ -294,3 +294,24 @@ def run_process(argv: Sequence[str], env: dict[str, str], cwd: Path) -> subproce
 
 if __name__ == "__main__" and sys.argv[1:] == ["serve"]:
     serve()
+
+
+def children_cpu() -> float:
+    """User + system seconds of every finished child process so far (a process's own CPU, unlike wall time,
+    hardly moves when other work shares the machine)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def process_then_call(argv: Sequence[str], cwd: Path, call: Callable[[], object]) -> tuple[float, float, float, float]:
+    """Run `argv` as a process, then `call()` in this one: (process wall, process CPU, call wall, call CPU)
+    seconds. Output of the process is read through a pipe, as a caller would."""
+    before, started = children_cpu(), time.perf_counter()
+    subprocess.run(list(argv), cwd=cwd, capture_output=True, check=False, timeout=120)
+    process_wall, process_cpu = time.perf_counter() - started, children_cpu() - before
+    gc.collect()
+    cpu, started = time.process_time(), time.perf_counter()
+    call()
+    return process_wall, process_cpu, time.perf_counter() - started, time.process_time() - cpu

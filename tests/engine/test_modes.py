@@ -94,8 +94,8 @@ def test_an_invented_observation_and_answer_are_never_accepted(
     result = make_agent(mode="react").run(TASK)
     assert result.answer == "The product is 42."
     assert all("1000" not in json.dumps(m) for m in result.transcript)
-    for request in scripted_server.requests:
-        assert "1000" not in json.dumps(request["messages"])
+    for request in scripted_server.requests:  # (the system prompt's tool list may hold the digits: 1..1000)
+        assert "1000" not in json.dumps(request["messages"][1:])
 
 
 def test_react_format_errors_go_back_to_the_model_then_end_the_run(

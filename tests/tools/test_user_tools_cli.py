@@ -23,7 +23,8 @@ def test_tools_list_says_where_each_tool_came_from(monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("COLUMNS", "200")
     done = RUNNER.invoke(app, ["tools", "list", "--tools", str(SAMPLE)])
     assert done.exit_code == 0, done.output
-    rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if line.startswith("│ ")}
+    # piped, the table is plain text: "name: description [source]", then the parameters indented
+    rows = {line.split(":")[0]: line for line in done.stdout.splitlines() if line and not line.startswith(" ")}
     assert {"read_file", "calculator", "word_count", "describe", "midpoint", "append_line"} <= set(rows)
     assert "built-in" in rows["calculator"]
     assert str(SAMPLE) in rows["word_count"]
@@ -35,9 +36,9 @@ def test_tools_list_json_shows_a_user_schema_beside_the_builtins() -> None:
     assert done.exit_code == 0, done.output
     tools = json.loads(done.stdout)
     assert [tool["function"]["name"] for tool in tools] == [
-        "read_file", "calculator", "word_count", "describe", "midpoint", "append_line"
+        "read_file", "list_files", "search_text", "calculator", "word_count", "describe", "midpoint", "append_line"
     ]  # fmt: skip
-    assert tools[2]["function"]["parameters"]["properties"]["path"] == {
+    assert tools[4]["function"]["parameters"]["properties"]["path"] == {
         "description": "File path relative to the workspace root.",
         "type": "string",
     }

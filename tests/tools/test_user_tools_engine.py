@@ -91,7 +91,16 @@ def test_a_user_tool_file_works_in_every_mode(
     assert "6" in last[0] and '"corner": {"x": 1, "y": 2}' in last[1]
     if mode == "native":
         names = [tool["function"]["name"] for tool in scripted_server.requests[0]["tools"]]
-        assert names == ["read_file", "calculator", "word_count", "describe", "midpoint", "append_line"]
+        assert names == [
+            "read_file",
+            "list_files",
+            "search_text",
+            "calculator",
+            "word_count",
+            "describe",
+            "midpoint",
+            "append_line",
+        ]
     else:
         assert "- word_count: Count the words" in scripted_server.requests[0]["messages"][0]["content"]
 
@@ -148,7 +157,13 @@ def test_tools_add_to_the_builtins_unless_they_are_dropped(make_agent: MakeAgent
         """Answer pong."""
         return "pong"
 
-    assert [t.name for t in make_agent(tools=[ping]).tools] == ["read_file", "calculator", "ping"]
+    assert [t.name for t in make_agent(tools=[ping]).tools] == [
+        "read_file",
+        "list_files",
+        "search_text",
+        "calculator",
+        "ping",
+    ]
     assert [t.name for t in make_agent(tools=[ping], builtins=False).tools] == ["ping"]
     assert [t.name for t in make_agent(tools=[Tool.from_function(ping)], builtins=False).tools] == ["ping"]
     with pytest.raises(ValueError, match="already registered"):

@@ -190,3 +190,33 @@ def test_resolve_never_returns_a_path_outside_the_root(tree: Path, parts: list[s
     assert real.is_relative_to(ws.root)
     assert ws.denied_by(real) is None
     assert os.path.realpath(real) == str(real)  # fully resolved: no link left to escape through
+
+
+@pytest.mark.parametrize(
+    "rel",
+    [
+        ".aws/credentials",
+        "home/me/.aws/credentials",
+        ".netrc",
+        "sub/.git-credentials",
+        ".docker/config.json",
+        "deep/x/.kube/config",
+        ".npmrc",
+        "pkg/.pypirc",
+        ".vault-token",
+        "certs/client.p12",
+        "certs/CLIENT.PFX",
+        "deploy/prod.env",
+        "infra/terraform.tfstate",
+    ],
+)
+def test_credential_files_are_refused_wherever_they_are(tmp_path: Path, rel: str) -> None:
+    (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / rel).write_text("secret")
+    with pytest.raises(PermissionError, match="refused as a secret"):
+        Workspace(tmp_path).resolve(rel)
+
+
+@pytest.mark.parametrize("rel", [".aws/config", ".kube/config.d/x", "docker/config.json", "prod.env.example.md"])
+def test_their_neighbours_are_not(tmp_path: Path, rel: str) -> None:
+    assert Workspace(tmp_path).denied_rel(rel) is None

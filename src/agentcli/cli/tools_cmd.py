@@ -1,17 +1,24 @@
-"""`agent tools list`: the tools and the exact schemas (or prompt) the model is sent."""
+"""`agent tools list`: the tools and the exact schemas (or prompt) the model is sent.
+
+It reads no model settings (a malformed LLM_BASE_URL cannot break it) and, for the built-in tools, imports
+neither Pydantic nor (unless stdout is a terminal) Rich's console: it starts about as fast as `--help`.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
 from agentcli.config import Settings
+
+if TYPE_CHECKING:
+    from agentcli.tools.registry import ToolRegistry
 
 tools_app = typer.Typer(help="Inspect the tools the model can call.", no_args_is_help=True)
 
@@ -44,6 +51,9 @@ def list_tools(
         else:
             sys.stdout.write(json.dumps(tools.openai_tools(), indent=2, ensure_ascii=False) + "\n")
         return
+    if not sys.stdout.isatty():
+        sys.stdout.write(_plain_table(tools))
+        return
     from rich.console import Console
     from rich.table import Table
 
@@ -52,13 +62,27 @@ def list_tools(
         table.add_column(column, overflow="fold")
     for tool in tools:
         approval = "\n(asks for approval)" if tool.requires_approval else ""
-        table.add_row(tool.name, tool.description, _parameter_lines(tool.parameters), tool.source + approval)
+        parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
+        table.add_row(tool.name, tool.description, parameters, tool.source + approval)
     Console().print(table)
 
 
-def _parameter_lines(schema: dict[str, Any]) -> str:
-    from agentcli.tools.schema import parameter_facts
+def _plain_table(tools: ToolRegistry) -> str:
+    """The table as plain text: each tool's name, description and source, then one indented line per parameter."""
+    blocks = []
+    for tool in tools:
+        approval = " (asks for approval)" if tool.requires_approval else ""
+        params = [f"    {line}" for line in _parameter_lines(tool.parameters)] or ["    (no parameters)"]
+        blocks.append("\n".join([f"{tool.name}: {tool.description} [{tool.source}]{approval}", *params]))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _parameter_lines(schema: dict[str, Any]) -> list[str]:
+    from agentcli.tools.describe import parameter_facts
 
     required = set(schema.get("required", []))
-    lines = [f"{name}: {parameter_facts(prop, name in required)}" for name, prop in schema["properties"].items()]
-    return "\n".join(lines) or "(none)"
+    return [
+        f"{name}: {parameter_facts(prop, name in required)}"
+        + (f"; {prop['description']}" if "description" in prop else "")
+        for name, prop in schema["properties"].items()
+    ]

@@ -1,27 +1,50 @@
-"""The tools agentcli ships: `read_file` (sandboxed to the workspace) and `calculator`.
+"""The tools agentcli ships: `read_file`, `list_files`, `search_text` (sandboxed to the workspace), `calculator`.
 
 They are written the way a user writes a tool: a typed function, `@tool` when it needs more than its signature
-says, and a `ToolContext` parameter when it needs the workspace.
+says, and a `ToolContext` parameter when it needs the workspace. Their descriptions and schemas are also kept
+in BUILTIN_SCHEMAS, generated from those functions and pinned by a test that regenerates them; each function
+(its module, and Pydantic) is imported on its first call. So listing the tools, or sending their schemas,
+imports no Pydantic.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 
 from agentcli.config import Settings
-from agentcli.tools.calculator import calculator
+from agentcli.tools.builtin_schemas import BUILTIN_SCHEMAS
 from agentcli.tools.context import ToolContext
-from agentcli.tools.read_file import read_file
 from agentcli.tools.registry import Tool, ToolRegistry
 
-BUILTINS: tuple[Callable[..., object], ...] = (read_file, calculator)
 BUILTIN_SOURCE = "built-in"
+MODULES = {
+    "read_file": "agentcli.tools.read_file",
+    "list_files": "agentcli.tools.list_files",
+    "search_text": "agentcli.tools.search_text",
+    "calculator": "agentcli.tools.calculator",
+}
+"""Where each built-in lives: the function of that name in that module."""
+
+
+def _load(name: str) -> Callable[..., object]:
+    function: Callable[..., object] = getattr(importlib.import_module(MODULES[name]), name)
+    return function
+
+
+def builtin_functions() -> list[Callable[..., object]]:
+    """The built-in tools as the typed functions they are (this imports them, and Pydantic)."""
+    return [_load(name) for name in MODULES]
 
 
 def builtin_list() -> list[Tool]:
-    """The built-in tools, each saying it is built in."""
-    return [Tool.from_function(func, source=BUILTIN_SOURCE) for func in BUILTINS]
+    """The built-in tools, each saying it is built in; each function is loaded on its first call."""
+    return [
+        Tool(name, spec["description"], functools.partial(_load, name), spec["parameters"], source=BUILTIN_SOURCE)
+        for name, spec in BUILTIN_SCHEMAS.items()
+    ]
 
 
 def builtin_tools(workspace: str | Path = ".", *, settings: Settings | None = None) -> ToolRegistry:

@@ -1,4 +1,8 @@
-"""The tool registry: schemas for the model, and `call(name, raw_args)` that never raises."""
+"""The tool registry: schemas for the model, and `call(name, raw_args)` that never raises.
+
+Pydantic is imported only when a tool's model is first needed (a call, or a schema not known in advance):
+`agent tools list` shows the built-ins from their pinned schemas and never pays for it.
+"""
 
 from __future__ import annotations
 
@@ -9,20 +13,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any
 
 from agentcli.text import QUOTE_LIMIT, quote
 from agentcli.tools.context import ToolContext
 from agentcli.tools.decorator import ToolDefinitionError, ToolSpec, spec_of
-from agentcli.tools.schema import (
-    arguments_model,
-    context_parameters,
-    describe_parameters,
-    description_of,
-    parameters_schema,
-)
+from agentcli.tools.describe import describe_parameters
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
 
 RAW_QUOTE_LIMIT = QUOTE_LIMIT
 """How much of a broken argument string an error message quotes back to the model."""
@@ -42,14 +41,16 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Tool:
-    """A typed function the model may call; its docstring's first paragraph is the description."""
+    """A typed function the model may call; its docstring's first paragraph is the description.
+
+    `load` returns the function. A built-in is loaded (its module, and Pydantic, imported) on its first call,
+    its parameters' JSON Schema given in advance as `schema`; `from_function` builds everything at once.
+    """
 
     name: str
     description: str
-    func: Callable[..., object]
-    args_model: type[BaseModel]
-    context_params: tuple[str, ...] = ()
-    """Parameters filled with the registry's ToolContext, not by the model."""
+    load: Callable[[], Callable[..., object]]
+    schema: dict[str, Any] | None = None
     requires_approval: bool = False
     idempotent: bool = True
     source: str = ""
@@ -62,19 +63,36 @@ class Tool:
         tool_name = name or spec.name or func.__name__
         if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
             raise ToolDefinitionError(f"tool {tool_name!r}: async functions are not supported; write a plain def")
-        return cls(
-            tool_name,
-            description_of(func),
-            func,
-            arguments_model(func, tool_name),
-            context_parameters(func, tool_name),
-            spec.requires_approval,
-            spec.idempotent,
-            source,
-        )
+        from agentcli.tools.schema import description_of
+
+        tool = cls(tool_name, description_of(func), lambda: func, None, spec.requires_approval, spec.idempotent, source)
+        _ = tool.args_model, tool.context_params  # a signature that cannot become a schema fails now
+        return tool
+
+    @cached_property
+    def func(self) -> Callable[..., object]:
+        return self.load()
+
+    @cached_property
+    def args_model(self) -> type[BaseModel]:
+        """The Pydantic model of the model's arguments: it validates every call."""
+        from agentcli.tools.schema import arguments_model
+
+        return arguments_model(self.func, self.name)
+
+    @cached_property
+    def context_params(self) -> tuple[str, ...]:
+        """Parameters filled with the registry's ToolContext, not by the model."""
+        from agentcli.tools.schema import context_parameters
+
+        return context_parameters(self.func, self.name)
 
     @cached_property
     def parameters(self) -> dict[str, Any]:
+        if self.schema is not None:
+            return self.schema
+        from agentcli.tools.schema import parameters_schema
+
         return parameters_schema(self.args_model)
 
     def openai_schema(self) -> dict[str, Any]:
@@ -143,8 +161,9 @@ class ToolRegistry:
         args = _parse_arguments(raw_args)
         if tool is None or isinstance(args, str):
             return f"{name} {raw_args if isinstance(raw_args, str) else args}".strip()
-        # Validated and with defaults filled in, so {"path": "a"} and {"path": "a", "offset": 0} match.
-        with contextlib.suppress(ValidationError):
+        # Validated and with defaults filled in, so {"path": "a"} and {"path": "a", "offset": 0} match; invalid
+        # arguments, or a tool that cannot be loaded, keep the raw ones (the call will say what is wrong).
+        with contextlib.suppress(Exception):
             args = tool.args_model.model_validate(args).model_dump(mode="json")
         return f"{name} {json.dumps(args, sort_keys=True, ensure_ascii=False)}"
 
@@ -169,14 +188,20 @@ class ToolRegistry:
         if isinstance(args, str):
             return f"{args} {valid}", True
         try:
-            parsed = tool.args_model.model_validate(args)
+            model, context_params = tool.args_model, tool.context_params  # a built-in is loaded here
+        except Exception as exc:
+            return f"The tool {name} could not be loaded: {type(exc).__name__}: {exc}", True
+        from pydantic import ValidationError
+
+        try:
+            parsed = model.model_validate(args)
         except ValidationError as exc:
             return f"Invalid arguments for {name}: {_validation_problems(exc)}. {valid}", True
         kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
-        if tool.context_params:
+        if context_params:
             if self.context is None:
                 return f"{name} needs a workspace, and its registry was made without a ToolContext.", True
-            kwargs.update(dict.fromkeys(tool.context_params, self.context))
+            kwargs.update(dict.fromkeys(context_params, self.context))
         try:
             return _as_text(tool.func(**kwargs)), False
         except (Exception, SystemExit) as exc:  # a tool's failure is an observation for the model, never a crash
@@ -211,6 +236,8 @@ def _as_text(value: object) -> str:
     """A result as the model reads it: text as is, a Pydantic model or JSON-able data as JSON, the rest str()."""
     if isinstance(value, str):
         return value
+    from pydantic import BaseModel  # loaded already: the call's arguments were validated
+
     if isinstance(value, BaseModel):
         return value.model_dump_json()
     try:
@@ -221,6 +248,8 @@ def _as_text(value: object) -> str:
 
 def _model_data(value: object) -> object:
     """Pydantic models inside a dict or list are JSON too; anything else makes the whole result str()."""
+    from pydantic import BaseModel
+
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     raise TypeError(f"{type(value).__name__} is not JSON")

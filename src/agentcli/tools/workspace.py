@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
+from functools import cached_property
 from pathlib import Path
 
 DEFAULT_DENY: tuple[str, ...] = (
@@ -18,13 +19,25 @@ DEFAULT_DENY: tuple[str, ...] = (
     "id_ed25519*",
     "*.pem",
     "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.env",
+    "*.tfstate",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".vault-token",
+    ".aws/credentials",
+    ".docker/config.json",
+    ".kube/config",
     ".git",
 )
-"""Secrets refused by default: dotenv files (but the example), private keys, git internals.
+"""Secrets refused by default: dotenv files (but the example), private keys, credential files, git internals.
 
 Each pattern is matched case-insensitively (fnmatch) against every part of the resolved relative path, so
-`.git` covers everything under it; a pattern with a `/` is matched against the whole relative path instead.
-A pattern starting with `!` exempts the names it matches from the others.
+`.git` covers everything under it; a pattern with a `/` is matched against every tail of the relative path
+(`.aws/credentials` wherever it is). A pattern starting with `!` exempts the names it matches from the others.
 """
 
 QUOTE_LIMIT = 120
@@ -53,6 +66,13 @@ class Workspace:
         patterns = [(pattern.lower().rstrip("/"), pattern.rstrip("/")) for pattern in deny]
         self._deny = [(p, shown) for p, shown in patterns if not p.startswith("!")]
         self._allow = [p[1:] for p, _ in patterns if p.startswith("!")]
+        # One regex that finds every path a deny pattern might match: walking 50,000 files must not run
+        # fnmatch 20 times per file. A hit is confirmed (exemptions, which pattern) by the exact check.
+        alternatives = "|".join(_component_regex(p) for p, _ in self._deny) or "(?!)"
+        self._suspect = re.compile(f"(?:^|/)(?:{alternatives})(?:/|$)")
+        # The same for one name: the deny patterns' last components (`credentials` for `.aws/credentials`).
+        names = "|".join(_component_regex(p.rsplit("/", 1)[-1], "/\n") for p, _ in self._deny)
+        self._names_regex = f"(?m)^(?:{names})$" if names else ""
 
     def resolve(self, path: str) -> Path:
         """The real path of `path` (relative to the root, or absolute inside it); anything else is refused."""
@@ -78,16 +98,41 @@ class Workspace:
             )
         return real
 
+    def suspect_names(self, names: str) -> bool:
+        """Whether one of `names` (one a line) may be denied; then `denied_rel` decides. A walk's quick test of
+        a whole directory, whose parents it has checked already: one pass of RE2 over the names."""
+        return self._names_matcher(names.encode("utf-8", "surrogateescape")) is not None
+
+    @cached_property
+    def _names_matcher(self) -> Callable[[bytes], object]:
+        if not self._names_regex:
+            return lambda _: None
+        import re2  # type: ignore[import-untyped]  # here, not at the top: listing the tools never needs it
+
+        options = re2.Options()
+        options.case_sensitive, options.never_capture, options.log_errors = False, True, False
+        try:
+            return re2.compile(self._names_regex.encode(), options).search  # type: ignore[no-any-return]
+        except re2.error:  # a user's pattern RE2 reads differently: Python's engine, slower, as sure
+            return re.compile(self._names_regex.encode(), re.IGNORECASE).search
+
     def relative(self, path: Path) -> str:
         """`path` relative to the root, with forward slashes ("." for the root itself), for display."""
         return path.relative_to(self.root).as_posix()
 
     def denied_by(self, path: Path) -> str | None:
         """The deny pattern a resolved path inside the root matches, or None if it may be read."""
-        rel = path.relative_to(self.root)
-        whole = rel.as_posix().lower()
+        return self.denied_rel(path.relative_to(self.root).as_posix())
+
+    def denied_rel(self, rel: str) -> str | None:
+        """The deny pattern a relative path (with `/`, inside the root) matches, or None if it may be read."""
+        lowered = rel.lower()
+        if not self._suspect.search(lowered):
+            return None
+        parts = lowered.split("/")
+        tails = ["/".join(parts[i:]) for i in range(len(parts))]
         for pattern, shown in self._deny:
-            names = [whole] if "/" in pattern else [part.lower() for part in rel.parts]
+            names = tails if "/" in pattern else parts
             if any(fnmatchcase(name, pattern) and not self._exempt(name) for name in names):
                 return shown
         return None
@@ -102,11 +147,25 @@ class Workspace:
                 names = [entry.name for entry in itertools.islice(entries, SCAN_LIMIT)]
         except (OSError, ValueError):
             return []
+        import difflib  # only an error pays for it
+
         readable = [name for name in names if self.denied_by(parent / name) is None]
         return [self.relative(parent / name) for name in difflib.get_close_matches(missing.name, readable, limit)]
 
     def _exempt(self, name: str) -> bool:
         return any(fnmatchcase(name, pattern) for pattern in self._allow)
+
+
+def _component_regex(pattern: str, stops: str = "/") -> str:
+    """A deny pattern as a regex over whole path components, `*` and `?` never crossing one of `stops`. It may
+    match more than the pattern (a `[...]` set becomes any one character): it only picks what the exact check
+    sees."""
+    out, i = [], 0
+    while i < len(pattern):
+        char, end = pattern[i], pattern.find("]", i + 2) if pattern[i] == "[" else -1
+        out.append(f"[^{stops}]*" if char == "*" else f"[^{stops}]" if char in "?" or end > 0 else re.escape(char))
+        i = end + 1 if end > 0 else i + 1
+    return "".join(out)
 
 
 def _check_syntax(path: str) -> None:

@@ -1,0 +1,126 @@
+"""The built-in tools' descriptions and parameter schemas, generated from their Pydantic models.
+
+Do not edit: tests/tools/test_builtin.py regenerates this file from the models and fails when it differs
+(`UPDATE_SNAPSHOTS=1 python -m pytest tests/tools/test_builtin.py` rewrites it). A constant, so that
+listing the tools or sending their schemas imports no Pydantic.
+"""
+
+# ruff: noqa: E501  (generated: descriptions stay on one line, as the model reads them)
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
+    r"""
+{
+  "read_file": {
+    "description": "Read a text file in the workspace as numbered lines.",
+    "parameters": {
+      "additionalProperties": false,
+      "properties": {
+        "path": {
+          "description": "File path relative to the workspace root",
+          "type": "string"
+        },
+        "offset": {
+          "default": 0,
+          "description": "Lines to skip (0-based first line)",
+          "minimum": 0,
+          "type": "integer"
+        },
+        "limit": {
+          "default": 200,
+          "description": "Maximum lines to show",
+          "maximum": 500,
+          "minimum": 1,
+          "type": "integer"
+        }
+      },
+      "required": [
+        "path"
+      ],
+      "type": "object"
+    }
+  },
+  "list_files": {
+    "description": "List the files under a directory, recursively; .gitignored files are left out.",
+    "parameters": {
+      "additionalProperties": false,
+      "properties": {
+        "path": {
+          "default": ".",
+          "description": "Directory",
+          "type": "string"
+        },
+        "pattern": {
+          "default": "",
+          "description": "Glob, e.g. **/*.py",
+          "type": "string"
+        },
+        "limit": {
+          "default": 200,
+          "maximum": 1000,
+          "minimum": 1,
+          "type": "integer"
+        }
+      },
+      "type": "object",
+      "required": []
+    }
+  },
+  "search_text": {
+    "description": "Search text files for a regular expression (Python re syntax, no lookarounds or backreferences); one PATH:LINE: TEXT line per match.",
+    "parameters": {
+      "additionalProperties": false,
+      "properties": {
+        "pattern": {
+          "type": "string"
+        },
+        "path": {
+          "default": ".",
+          "description": "File or directory",
+          "type": "string"
+        },
+        "glob": {
+          "default": "",
+          "description": "Only files matching, e.g. **/*.py",
+          "type": "string"
+        },
+        "ignore_case": {
+          "default": false,
+          "type": "boolean"
+        },
+        "limit": {
+          "default": 50,
+          "maximum": 500,
+          "minimum": 1,
+          "type": "integer"
+        }
+      },
+      "required": [
+        "pattern"
+      ],
+      "type": "object"
+    }
+  },
+  "calculator": {
+    "description": "Evaluate an arithmetic expression exactly: + - * / // % ** and parentheses; sqrt, log, log10, exp, sin, cos, tan (radians), abs, round, floor, ceil, min, max; constants pi, e.",
+    "parameters": {
+      "additionalProperties": false,
+      "properties": {
+        "expr": {
+          "description": "An arithmetic expression, e.g. (2 + 3) * sqrt(16)",
+          "type": "string"
+        }
+      },
+      "required": [
+        "expr"
+      ],
+      "type": "object"
+    }
+  }
+}
+"""
+)

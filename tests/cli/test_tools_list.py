@@ -1,0 +1,48 @@
+"""`agent tools list` in-process: the four tools, no model settings needed, plain text when piped."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentcli.cli.app import app
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
+    monkeypatch.chdir(tmp_path)
+    return CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"), [("LLM_BASE_URL", "http://[::1"), ("LLM_TIMEOUT", "soon"), ("LLM_MAX_RETRIES", "-x")]
+)
+def test_model_settings_are_not_read_so_bad_ones_cannot_break_it(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, variable: str, value: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    (tmp_path / ".env").write_text("LLM_BASE_URL=http://only-in-dotenv.example\n")  # with a key from the env
+    monkeypatch.setenv("LLM_API_KEY", os.environ.get("LLM_API_KEY", "sk-from-env"))
+    for args in (["tools", "list"], ["tools", "list", "--json"]):
+        done = runner.invoke(app, args)
+        assert done.exit_code == 0, done.output
+
+
+def test_piped_it_prints_a_plain_table_of_the_four_tools(runner: CliRunner) -> None:
+    done = runner.invoke(app, ["tools", "list"])
+    assert done.exit_code == 0, done.output
+    assert "\x1b[" not in done.output and "┃" not in done.output  # no Rich table off a terminal
+    names = [line.split(":")[0] for line in done.output.splitlines() if line and not line.startswith(" ")]
+    assert names == ["read_file", "list_files", "search_text", "calculator"]
+    assert "    pattern: string, required" in done.output
+    assert "    limit: integer, default 200, 1..1000" in done.output
+
+
+def test_json_is_the_tools_array_with_the_four_tools(runner: CliRunner) -> None:
+    done = runner.invoke(app, ["tools", "list", "--json"])
+    names = [tool["function"]["name"] for tool in json.loads(done.output)]
+    assert names == ["read_file", "list_files", "search_text", "calculator"]
