@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agentcli.events import RunFinished
-
-if TYPE_CHECKING:  # the engine is imported only when a question is asked: `agent --help` stays fast
+if TYPE_CHECKING:  # the engine and its events are imported only when a question is asked: `--help` stays fast
     from agentcli.agent import Agent
+    from agentcli.events import RunFinished
     from agentcli.render import Renderer
 
 
 def answer_question(agent: Agent, question: str, renderer: Renderer) -> RunFinished:
     """Render every event of one run. Ctrl-C forgets the turn and re-raises, saying where the run was."""
+    from agentcli.events import RunFinished
+
     run = agent.start(question)
     try:
         for event in run:
