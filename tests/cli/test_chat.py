@@ -1,4 +1,7 @@
-"""`agent chat`: piped input, memory across turns, the slash commands, Ctrl-C cancelling one turn."""
+"""`agent chat`: piped input, memory across turns, the slash commands, Ctrl-C cancelling one turn.
+
+In-process through CliRunner; subprocesses for Ctrl-C and for invalid bytes on a real stdin pipe.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from tests.cli.conftest import RunAgent, agent_env
+from tests.cli.conftest import Invoke, agent_env
 from tests.support.scripted_server import ScriptedServer, text
 
 
-def test_memory_across_turns_and_reset(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+def test_memory_across_turns_and_reset(scripted_server: ScriptedServer, invoke: Invoke) -> None:
     scripted_server.script = [text("Hi Ana"), text("You are Ana"), text("I do not know")]
-    done = run_agent("chat", "--no-judge", input="my name is Ana\nwho am I?\n/reset\nwho am I?\n")
-    assert done.returncode == 0, done.stderr
+    done = invoke("chat", "--no-judge", input="my name is Ana\nwho am I?\n/reset\nwho am I?\n")
+    assert done.exit_code == 0, done.stderr
     assert done.stdout.splitlines() == ["Hi Ana", "You are Ana", "I do not know"]
     second, third = scripted_server.requests[1]["messages"], scripted_server.requests[2]["messages"]
     assert [m["content"] for m in second[1:]] == ["my name is Ana", "Hi Ana", "who am I?"]
@@ -25,17 +28,17 @@ def test_memory_across_turns_and_reset(scripted_server: ScriptedServer, run_agen
     assert "conversation cleared" in done.stderr
 
 
-def test_slash_commands_and_exit(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
-    done = run_agent("chat", input="/help\n/tools\n/bogus\n/exit\nnever asked\n")
-    assert done.returncode == 0, done.stderr
+def test_slash_commands_and_exit(scripted_server: ScriptedServer, invoke: Invoke) -> None:
+    done = invoke("chat", input="/help\n/tools\n/bogus\n/exit\nnever asked\n")
+    assert done.exit_code == 0, done.stderr
     assert "/reset" in done.stderr
     assert "read_file:" in done.stderr and "calculator:" in done.stderr
     assert "unknown command /bogus" in done.stderr
     assert scripted_server.requests == []
 
 
-def test_eof_ends_the_session(run_agent: RunAgent) -> None:
-    assert run_agent("chat", input="").returncode == 0
+def test_eof_ends_the_session(invoke: Invoke) -> None:
+    assert invoke("chat", input="").exit_code == 0
 
 
 def test_ctrl_c_cancels_the_turn_not_the_session(scripted_server: ScriptedServer, workspace: Path) -> None:
