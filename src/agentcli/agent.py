@@ -1,16 +1,27 @@
-"""The Python API: an Agent built from Settings and tools, with memory across questions."""
+"""The Python API: an Agent built from Settings and tools, with memory across questions.
+
+    with Agent(load_settings(model="gpt-4o-mini")) as agent:
+        result = agent.run("read notes.txt and multiply the two numbers in it")
+        for event in agent.events("and divide them?"):   # remembers the first question
+            print(event.to_dict())
+
+The Agent owns the Session (the conversation, its runs, what was learnt about the server); a Run is one
+question in progress, and the only thing that knows how far it got when the user stops it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+import time
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
-from agentcli.adapters import make_adapter
 from agentcli.config import Settings
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.judge import Judge
 from agentcli.engine.loop import Engine
-from agentcli.events import Event, RunFinished
+from agentcli.engine.session import Session
+from agentcli.engine.state import RunState
+from agentcli.events import Event, ModeSwitched, RunFinished, ToolCalled
 from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.tools.builtin import builtin_tools
 from agentcli.tools.registry import ToolRegistry
@@ -28,6 +39,53 @@ class RunResult:
     transcript: list[Message] = field(default_factory=list)
 
 
+class Run:
+    """One question in progress: iterate it for its events; `interrupt()` ends it early and forgets it.
+
+    A run that does not reach its final event (interrupted, or its iterator closed early) leaves no trace in
+    the session: its messages and its RunState are taken back.
+    """
+
+    def __init__(self, engine: Engine, session: Session, state: RunState) -> None:
+        self.state = state
+        self._engine = engine
+        self._session = session
+        self._started = time.perf_counter()
+        self._last: Event | None = None
+        self._events = self._drive()
+
+    def __iter__(self) -> Iterator[Event]:
+        return self._events
+
+    def _drive(self) -> Generator[Event, None, None]:
+        finished = False
+        try:
+            for event in self._engine.run(self._session, self.state):
+                if hasattr(event, "step"):
+                    self._last = event
+                if isinstance(event, ModeSwitched):  # learnt about the server: it holds for the whole session
+                    self._session.mode = self.state.mode
+                finished = finished or isinstance(event, RunFinished)
+                yield event
+        finally:
+            if not finished:
+                self._session.forget(self.state)
+
+    def interrupt(self) -> RunFinished:
+        """Stop the run and forget it; the final event says it was interrupted and what it had used."""
+        self._events.close()
+        self._session.forget(self.state)
+        return RunFinished(None, "interrupted", self.state.usage, self.state.step, time.perf_counter() - self._started)
+
+    def where(self) -> str:
+        """Where the run was when it stopped, for the interrupt message."""
+        event = self._last
+        if isinstance(event, ToolCalled):
+            return f"step {event.step}, running tool {event.name}"
+        step = getattr(event, "step", None)
+        return "before the first step" if step is None else f"step {step}"
+
+
 class Agent:
     """`Agent(settings).run("question")`; ask again and it remembers; `reset()` forgets."""
 
@@ -39,38 +97,40 @@ class Agent:
 
             client = OpenAIChatClient(settings.require_model())
         self.client = client
-        self.conversation = Conversation()
+        self.session = Session(settings.mode, settings.stream)
         self.engine = Engine(
             client,
-            make_adapter(settings.mode, self.tools),
             self.tools,
             model=settings.model,
+            endpoint=settings.endpoint,
             max_steps=settings.max_steps,
             judge=Judge(client) if settings.judge else None,
         )
 
-    def events(self, question: str) -> Generator[Event, None, None]:
+    @property
+    def conversation(self) -> Conversation:
+        """The session's messages so far."""
+        return self.session.conversation
+
+    def start(self, question: str) -> Run:
+        """Begin a question; iterate the Run for its events."""
+        return Run(self.engine, self.session, self.session.begin(question))
+
+    def events(self, question: str) -> Iterator[Event]:
         """Run a question, yielding every event. Interrupted mid-way, the turn leaves no trace in memory."""
-        mark = len(self.conversation)
-        finished = False
-        try:
-            for event in self.engine.run(question, self.conversation):
-                finished = finished or isinstance(event, RunFinished)
-                yield event
-        finally:
-            if not finished:
-                self.conversation.rollback(mark)
+        return iter(self.start(question))
 
     def run(self, question: str) -> RunResult:
         """Run a question to the end and return its result."""
         events = list(self.events(question))
         final = events[-1]
         assert isinstance(final, RunFinished)
-        return RunResult(final.answer, final.status, final.steps, final.usage, events, list(self.conversation.messages))
+        messages = list(self.session.conversation.messages)
+        return RunResult(final.answer, final.status, final.steps, final.usage, events, messages)
 
     def reset(self) -> None:
-        """Forget the conversation so far."""
-        self.conversation = Conversation()
+        """Forget the conversation so far (what was learnt about the server is kept)."""
+        self.session = Session(self.session.mode, self.session.streaming)
 
     def close(self) -> None:
         """Close the model client's connections."""

@@ -1,19 +1,29 @@
-"""Settings: command-line flags, then the environment, then `.env` in the current directory."""
+"""Settings: command-line flags, then the environment, then `.env` in the current directory.
+
+Settings validate themselves, so `Settings(max_steps=0)` fails as surely as `--max-steps 0`. The one source of
+every default is the field list of `Settings`; the CLI's options show those defaults.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TypedDict, TypeVar, Unpack
 from urllib.parse import urlsplit
 
 from agentcli.errors import ConfigError
+from agentcli.modes import MODES, ModeName
 
 MISSING_MODEL_MESSAGE = (
     "No model is configured. Set LLM_API_KEY, LLM_BASE_URL and LLM_MODEL_NAME in the environment or in a "
     ".env file in the current directory (copy .env.example for working examples for OpenAI, DeepSeek, Qwen "
     "and local servers), or pass --api-key, --base-url and --model."
 )
+
+OPENAI_HOST = "api.openai.com"
+"""Where the SDK sends requests when no base URL is set."""
 
 
 class Secret:
@@ -36,10 +46,16 @@ class Secret:
     def __bool__(self) -> bool:
         return bool(self._value)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything one run of the engine needs to know."""
+    """Everything one run of the engine needs to know. Invalid values raise ConfigError when it is made."""
 
     model: str = ""
     """The model name sent with every request (LLM_MODEL_NAME)."""
@@ -47,18 +63,49 @@ class Settings:
     """The OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1 (LLM_BASE_URL); unset means OpenAI."""
     api_key: Secret = field(default_factory=lambda: Secret(""))
     """The API key (LLM_API_KEY); local servers accept any non-empty value."""
-    mode: str = "native"
-    """Protocol mode: native, react, json or auto (checked where the adapter is made)."""
+    mode: ModeName = "native"
+    """Protocol mode: native, react, json or auto."""
     judge: bool = True
     """Whether a separate completion checks the answer before it is accepted."""
     max_steps: int = 15
     """How many model calls one run may make before it fails."""
     workspace: Path = field(default_factory=Path.cwd)
     """The sandbox root of the file tools."""
-    timeout: float = 60.0
-    """Seconds to wait for one model response."""
+    timeout: float = 300.0
+    """Seconds one model reply may take from the request to its last byte (LLM_TIMEOUT)."""
     max_retries: int = 3
-    """Retries on 429, 5xx and connection errors, with exponential backoff (Retry-After honoured)."""
+    """Retries on 429, 5xx and connection errors, with exponential backoff, Retry-After honoured (LLM_MAX_RETRIES)."""
+    stream: bool = True
+    """Stream replies; off for servers that cannot stream tool calls (LLM_STREAM=0)."""
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ConfigError(f"Unknown mode {self.mode!r}; choose one of {', '.join(MODES)}.")
+        if self.max_steps < 1:
+            raise ConfigError(f"--max-steps must be at least 1, got {self.max_steps}.")
+        if not self.timeout > 0:  # also refuses NaN
+            raise ConfigError(f"LLM_TIMEOUT (--timeout) must be a positive number of seconds, got {self.timeout}.")
+        if self.max_retries < 0:
+            raise ConfigError(f"LLM_MAX_RETRIES must be 0 or more, got {self.max_retries}.")
+        if self.base_url is not None:
+            _check_url(self.base_url)
+        key = self.api_key.reveal()
+        if key and not (key.isascii() and key.isprintable()):
+            raise ConfigError("LLM_API_KEY holds characters that cannot be sent in an HTTP header; check it for typos.")
+        workspace = Path(self.workspace).expanduser()
+        if not workspace.is_dir():
+            raise ConfigError(f"The workspace {str(workspace)!r} is not a directory.")
+        object.__setattr__(self, "workspace", workspace.resolve())
+
+    @property
+    def endpoint(self) -> str:
+        """The host (and port) the conversation goes to, without credentials: what a user must be able to see."""
+        if self.base_url is None:
+            return OPENAI_HOST
+        parts = urlsplit(self.base_url)
+        host = parts.hostname or ""
+        shown = f"[{host}]" if ":" in host else host
+        return f"{shown}:{parts.port}" if parts.port else shown
 
     def require_model(self) -> Settings:
         """Raise ConfigError unless a model can be called."""
@@ -67,31 +114,108 @@ class Settings:
         return self
 
 
+class Choices(TypedDict, total=False):
+    """Settings that only flags or the Python API choose (the environment does not)."""
+
+    mode: ModeName
+    judge: bool
+    max_steps: int
+    workspace: Path
+
+
 def load_settings(
     *,
     api_key: str | None = None,
     base_url: str | None = None,
     model: str | None = None,
+    timeout: float | None = None,
+    max_retries: int | None = None,
+    stream: bool | None = None,
     env_file: Path | None = None,
-    **options: object,
+    environ: Mapping[str, str] | None = None,
+    **choices: Unpack[Choices],
 ) -> Settings:
-    """Build Settings from flags (the arguments) > environment > `.env` (no other source is read)."""
+    """Build Settings from flags (the arguments) > environment > `.env` (no other source is read).
+
+    A `.env` may name the endpoint only together with its key: a key from the environment or a flag is never
+    sent to an endpoint that only `.env` names (a cloned repository could otherwise redirect it).
+    """
+    env = os.environ if environ is None else environ
     dotenv = _read_dotenv(env_file or Path.cwd() / ".env")
 
-    def pick(flag: str | None, name: str) -> str:
-        for value in (flag, os.environ.get(name), dotenv.get(name)):
-            if value and value.strip():
-                return value.strip()
-        return ""
+    def pick(flag: object, name: str) -> tuple[str, str]:
+        """The value and where it came from: "flag", "environment", ".env" or "" (nowhere)."""
+        for value, source in ((flag, "flag"), (env.get(name), "environment"), (dotenv.get(name), ".env")):
+            if value is not None and str(value).strip():
+                return str(value).strip(), source
+        return "", ""
 
-    settings = Settings(
-        model=pick(model, "LLM_MODEL_NAME"),
-        base_url=pick(base_url, "LLM_BASE_URL") or None,
-        api_key=Secret(pick(api_key, "LLM_API_KEY")),
+    url, url_from = pick(base_url, "LLM_BASE_URL")
+    key, key_from = pick(api_key, "LLM_API_KEY")
+    if url_from == ".env" and key_from in ("flag", "environment"):
+        raise ConfigError(_untrusted_endpoint(url, key_from))
+    chosen = Settings(
+        model=pick(model, "LLM_MODEL_NAME")[0],
+        base_url=url or None,
+        api_key=Secret(key),
+        timeout=_number(pick(timeout, "LLM_TIMEOUT")[0], "LLM_TIMEOUT", float, Settings.timeout),
+        max_retries=_number(pick(max_retries, "LLM_MAX_RETRIES")[0], "LLM_MAX_RETRIES", int, Settings.max_retries),
+        stream=_switch(pick(stream, "LLM_STREAM")[0], "LLM_STREAM", Settings.stream),
     )
-    chosen = {key: value for key, value in options.items() if value is not None}
-    settings = replace(settings, **chosen)  # type: ignore[arg-type]
-    return _validated(settings)
+    return replace(chosen, **choices)
+
+
+def _untrusted_endpoint(url: str, key_from: str) -> str:
+    host = urlsplit(url).hostname if _valid_url(url) else None
+    where = "a flag" if key_from == "flag" else "the environment"
+    return (
+        f"The .env file in {Path.cwd()} names the endpoint {host or url!r} but not its key, and your API key comes "
+        f"from {where}: it is not sent to an endpoint that only a .env file names. If you trust that endpoint, "
+        "pass --base-url or set LLM_BASE_URL in the environment; or put LLM_API_KEY in the same .env."
+    )
+
+
+N = TypeVar("N", int, float)
+
+
+def _number(text: str, name: str, kind: type[N], default: N) -> N:
+    if not text:
+        return default
+    try:
+        return kind(text)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, got {text!r}.") from None
+
+
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+
+
+def _switch(text: str, name: str, default: bool) -> bool:
+    if not text:
+        return default
+    if text.lower() in TRUE_WORDS + FALSE_WORDS:
+        return text.lower() in TRUE_WORDS
+    raise ConfigError(f"{name} must be one of {', '.join(TRUE_WORDS + FALSE_WORDS)}, got {text!r}.")
+
+
+def _valid_url(url: str) -> bool:
+    try:
+        _check_url(url)
+    except ConfigError:
+        return False
+    return True
+
+
+def _check_url(url: str) -> None:
+    problem = f"LLM_BASE_URL must be an http(s) URL such as https://api.openai.com/v1, got {url!r}"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError as exc:
+        raise ConfigError(f"{problem} ({exc}).") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{problem}.")
 
 
 def _read_dotenv(path: Path) -> dict[str, str | None]:
@@ -103,21 +227,3 @@ def _read_dotenv(path: Path) -> dict[str, str | None]:
         return dict(dotenv_values(path, encoding="utf-8"))
     except (UnicodeDecodeError, OSError) as exc:
         raise ConfigError(f"{path} cannot be read as UTF-8 text: {exc}") from None
-
-
-def _validated(settings: Settings) -> Settings:
-    if settings.base_url is not None:
-        parts = urlsplit(settings.base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError(
-                f"LLM_BASE_URL must be an http(s) URL such as https://api.openai.com/v1, got {settings.base_url!r}."
-            )
-    key = settings.api_key.reveal()
-    if key and not (key.isascii() and key.isprintable()):
-        raise ConfigError("LLM_API_KEY holds characters that cannot be sent in an HTTP header; check it for typos.")
-    if settings.max_steps < 1:
-        raise ConfigError(f"--max-steps must be at least 1, got {settings.max_steps}.")
-    workspace = Path(settings.workspace).expanduser()
-    if not workspace.is_dir():
-        raise ConfigError(f"The workspace {str(workspace)!r} is not a directory.")
-    return replace(settings, workspace=workspace.resolve())

@@ -24,6 +24,8 @@ class RunStarted(Event):
     question: str
     mode: str
     model: str
+    endpoint: str = ""
+    """The host (and port) the conversation goes to, so a user sees where it goes."""
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from agentcli.adapters.base import Adapter, ModelTurn
 from agentcli.adapters.native import NativeAdapter
 from agentcli.errors import ConfigError
+from agentcli.modes import MODES, ModeName
 from agentcli.tools.registry import ToolRegistry
 
 __all__ = ["MODES", "Adapter", "ModelTurn", "NativeAdapter", "make_adapter"]
@@ -24,20 +25,20 @@ def _json(tools: ToolRegistry) -> Adapter:
     return JsonAdapter(tools)
 
 
-_FACTORIES: dict[str, Callable[[ToolRegistry], Adapter]] = {
+_FACTORIES: dict[ModeName, Callable[[ToolRegistry], Adapter]] = {
     "native": lambda tools: NativeAdapter(),
     "react": _react,
     "json": _json,
     "auto": lambda tools: NativeAdapter(fallback=_react(tools)),
 }
 
-MODES = tuple(_FACTORIES)
-"""The protocol modes, as `--mode` accepts them."""
+if tuple(_FACTORIES) != MODES:  # pragma: no cover - fails at import, so no mode can lack an adapter
+    raise ImportError(f"adapters for {tuple(_FACTORIES)} but modes {MODES}")
 
 
-def make_adapter(mode: str, tools: ToolRegistry) -> Adapter:
+def make_adapter(mode: ModeName, tools: ToolRegistry) -> Adapter:
     """The adapter of a mode; "auto" is native that falls back to react when the server rejects `tools`."""
     factory = _FACTORIES.get(mode)
-    if factory is None:
+    if factory is None:  # a caller that bypassed the type
         raise ConfigError(f"Unknown mode {mode!r}; choose one of {', '.join(MODES)}.")
     return factory(tools)

@@ -7,23 +7,18 @@ from typing import Annotated
 
 import typer
 
-from agentcli.cli import options as opt
 from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, guarded
+from agentcli.cli.options import RunOptions, with_run_options
+from agentcli.cli.turn import undecodable
 
 
 @guarded
+@with_run_options
 def ask(
     question: Annotated[
         str, typer.Argument(help="What to do, in plain words.", show_default=False, metavar="QUESTION")
     ],
-    mode: opt.Mode = "native",
-    judge: opt.Judge = True,
-    max_steps: opt.MaxSteps = 15,
-    workspace: opt.Workspace = None,
-    output: opt.Output = None,
-    api_key: opt.ApiKey = None,
-    base_url: opt.BaseUrl = None,
-    model: opt.Model = None,
+    options: RunOptions,
 ) -> None:
     """Run one task and print its answer.
 
@@ -32,23 +27,14 @@ def ask(
     """
     if not question.strip():
         raise fail('error: the question is empty; say what to do, e.g. agent ask "summarise README.md"', EXIT_USAGE)
-    from agentcli.cli.session import undecodable
-
     if undecodable(question):
         raise fail("error: the question holds bytes that are not valid text in this terminal's encoding", EXIT_USAGE)
-    settings = opt.settings_from(
-        mode=mode,
-        judge=judge,
-        max_steps=max_steps,
-        workspace=workspace,
-        api_key=api_key,
-        base_url=base_url,
-        model=model,
-    )
+    settings = options.settings()
     from agentcli.agent import Agent
-    from agentcli.cli.session import answer_question
+    from agentcli.cli.turn import answer_question
     from agentcli.render import make_renderer
 
-    renderer = make_renderer(opt.output_kind(output), sys.stdout, sys.stderr)
-    final = answer_question(Agent(settings), question, renderer)
+    renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
+    with Agent(settings) as agent:
+        final = answer_question(agent, question, renderer)
     raise typer.Exit(EXIT_ANSWER if final.answer is not None else EXIT_NO_ANSWER)

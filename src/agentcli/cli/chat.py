@@ -8,12 +8,17 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from agentcli.cli import options as opt
 from agentcli.cli.exits import EXIT_ANSWER, guarded
+from agentcli.cli.options import RunOptions, with_run_options
+from agentcli.cli.turn import answer_question, undecodable
 from agentcli.errors import AgentError
+
+if TYPE_CHECKING:
+    from agentcli.agent import Agent
 
 HELP = """Commands:
   /help    this text
@@ -57,35 +62,26 @@ def _lines() -> Iterator[str]:
 
 
 @guarded
-def chat(
-    mode: opt.Mode = "native",
-    judge: opt.Judge = True,
-    max_steps: opt.MaxSteps = 15,
-    workspace: opt.Workspace = None,
-    output: opt.Output = None,
-    api_key: opt.ApiKey = None,
-    base_url: opt.BaseUrl = None,
-    model: opt.Model = None,
-) -> None:
+@with_run_options
+def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
-    settings = opt.settings_from(
-        mode=mode,
-        judge=judge,
-        max_steps=max_steps,
-        workspace=workspace,
-        api_key=api_key,
-        base_url=base_url,
-        model=model,
-    )
+    settings = options.settings()
     from agentcli.agent import Agent
-    from agentcli.cli.session import answer_question, undecodable
+
+    with Agent(settings) as agent:
+        _talk(agent, options)
+    raise typer.Exit(EXIT_ANSWER)
+
+
+def _talk(agent: Agent, options: RunOptions) -> None:
+    """The read-answer loop, until /exit or the end of input."""
     from agentcli.render import make_renderer
 
-    agent = Agent(settings)
-    kind = opt.output_kind(output)
+    settings = agent.settings
+    kind = options.output_kind()
     say = sys.stderr.write
     if sys.stdin.isatty():
-        say(f"agentcli chat · model {settings.model} · mode {settings.mode} · /help for commands\n")
+        say(f"agentcli chat · model {settings.model} · mode {settings.mode} · → {settings.endpoint} · /help\n")
     for line in _lines():
         text = line.strip()
         if not text:
@@ -114,4 +110,3 @@ def chat(
                 if os.environ.get("AGENTCLI_DEBUG") == "1":
                     raise
                 say(f"internal error: {type(exc).__name__}: {exc} (the session goes on)\n")
-    raise typer.Exit(EXIT_ANSWER)

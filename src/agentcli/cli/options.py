@@ -1,16 +1,24 @@
-"""Options shared by `ask` and `chat`, and how they become Settings and a renderer."""
+"""The run options of `ask` and `chat`, declared once: a new option is one field of RunOptions.
+
+Defaults come from Settings; options that the environment can also set (LLM_*) default to None, "not given",
+so that the environment and `.env` still count.
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, TypeVar, get_type_hints
 
 import typer
 
-from agentcli.config import Settings, load_settings
+from agentcli.config import Choices, Settings, load_settings
+from agentcli.modes import ModeName
 
-ModeName = Literal["native", "react", "json", "auto"]
 OutputName = Literal["rich", "plain", "json"]
 
 Mode = Annotated[
@@ -18,46 +26,94 @@ Mode = Annotated[
     typer.Option(
         "--mode",
         help="Protocol: native (OpenAI tools), react (text protocol), json (JSON replies), "
-        "auto (native, falling back to react if the server rejects tools).",
+        "auto (native; react for the rest of the session if the server rejects tools).",
     ),
 ]
-Judge = Annotated[bool, typer.Option("--judge/--no-judge", help="Check the answer with a second model call.")]
-MaxSteps = Annotated[int, typer.Option("--max-steps", min=1, help="Model calls allowed before the run fails.")]
 Workspace = Annotated[
     Path | None,
     typer.Option("--workspace", help="Sandbox root of the file tools [default: the current directory]."),
 ]
-Output = Annotated[
-    OutputName | None,
-    typer.Option("--output", help="rich, plain or json lines [default: rich on a terminal, plain otherwise]."),
-]
-ApiKey = Annotated[str | None, typer.Option("--api-key", help="Overrides LLM_API_KEY.", show_default=False)]
-BaseUrl = Annotated[str | None, typer.Option("--base-url", help="Overrides LLM_BASE_URL.", show_default=False)]
-Model = Annotated[str | None, typer.Option("--model", help="Overrides LLM_MODEL_NAME.", show_default=False)]
 
 
-def settings_from(
-    *,
-    mode: str,
-    judge: bool,
-    max_steps: int,
-    workspace: Path | None,
-    api_key: str | None,
-    base_url: str | None,
-    model: str | None,
-) -> Settings:
-    return load_settings(
-        api_key=api_key,
-        base_url=base_url,
-        model=model,
-        mode=mode,
-        judge=judge,
-        max_steps=max_steps,
-        workspace=workspace,
-    ).require_model()
+@dataclass(frozen=True)
+class RunOptions:
+    """What `ask` and `chat` both take, as the user gave it."""
+
+    mode: Mode = Settings.mode
+    judge: Annotated[bool, typer.Option("--judge/--no-judge", help="Check the answer with a second model call.")] = (
+        Settings.judge
+    )
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Model calls allowed before the run fails.")] = (
+        Settings.max_steps
+    )
+    workspace: Workspace = None
+    output: Annotated[
+        OutputName | None,
+        typer.Option("--output", help="rich, plain or json lines [default: rich on a terminal, plain otherwise]."),
+    ] = None
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.001,
+            help="Seconds one model reply may take, request to last byte "
+            f"[default: LLM_TIMEOUT or {Settings.timeout:g}].",
+            show_default=False,
+        ),
+    ] = None
+    stream: Annotated[
+        bool | None,
+        typer.Option(
+            "--stream/--no-stream",
+            help="Stream replies; --no-stream for servers that cannot stream tool calls [default: LLM_STREAM or on].",
+            show_default=False,
+        ),
+    ] = None
+    api_key: Annotated[str | None, typer.Option("--api-key", help="Overrides LLM_API_KEY.", show_default=False)] = None
+    base_url: Annotated[str | None, typer.Option("--base-url", help="Overrides LLM_BASE_URL.", show_default=False)] = (
+        None
+    )
+    model: Annotated[str | None, typer.Option("--model", help="Overrides LLM_MODEL_NAME.", show_default=False)] = None
+
+    def settings(self) -> Settings:
+        """Settings from these options > the environment > `.env`; a model must be configured."""
+        choices: Choices = {"mode": self.mode, "judge": self.judge, "max_steps": self.max_steps}
+        if self.workspace is not None:
+            choices["workspace"] = self.workspace
+        return load_settings(
+            api_key=self.api_key,
+            base_url=self.base_url,
+            model=self.model,
+            timeout=self.timeout,
+            stream=self.stream,
+            **choices,
+        ).require_model()
+
+    def output_kind(self) -> OutputName:
+        if self.output is None:
+            return "rich" if sys.stdout.isatty() else "plain"
+        return self.output
 
 
-def output_kind(output: str | None) -> str:
-    if output is None:
-        return "rich" if sys.stdout.isatty() else "plain"
-    return output
+R = TypeVar("R")
+
+
+def with_run_options(command: Callable[..., R]) -> Callable[..., R]:
+    """Give a command every RunOptions field as a CLI option; it receives them as one `options: RunOptions`."""
+    own = [param for param in inspect.signature(command).parameters.values() if param.name != "options"]
+    hints = {**get_type_hints(command, include_extras=True), **get_type_hints(RunOptions, include_extras=True)}
+    added = [
+        inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=item.default, annotation=hints[item.name])
+        for item in fields(RunOptions)
+    ]
+    names = [item.name for item in fields(RunOptions)]
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> R:
+        options = RunOptions(**{name: kwargs.pop(name) for name in names})
+        return command(*args, options=options, **kwargs)
+
+    params = [param.replace(annotation=hints[param.name]) for param in own] + added
+    wrapper.__dict__["__signature__"] = inspect.Signature(params)  # what Typer reads
+    wrapper.__annotations__ = {param.name: param.annotation for param in params}
+    return wrapper

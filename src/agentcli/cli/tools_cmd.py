@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
+from agentcli.config import Settings
 
 tools_app = typer.Typer(help="Inspect the tools the model can call.", no_args_is_help=True)
 
@@ -20,14 +22,13 @@ def list_tools(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print exactly what is sent: the tools array, or the prompt text.")
     ] = False,
-    mode: opt.Mode = "native",
+    mode: opt.Mode = Settings.mode,
     workspace: opt.Workspace = None,
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
-    from agentcli.config import load_settings
     from agentcli.tools.builtin import builtin_tools
 
-    settings = load_settings(mode=mode, workspace=workspace)
+    settings = Settings(mode=mode, workspace=workspace or Path.cwd())  # no model needed: the environment is not read
     tools = builtin_tools(settings.workspace)
     if as_json:
         if mode in ("react", "json"):

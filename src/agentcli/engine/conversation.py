@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from agentcli.errors import InvariantError
 from agentcli.llm.types import Message, ToolCall
@@ -11,10 +11,8 @@ from agentcli.llm.types import Message, ToolCall
 class Conversation:
     """The messages of a session, without the system prompt (it is prepended per request, never stored)."""
 
-    def __init__(self) -> None:
-        self._messages: list[Message] = []
-        self.exchanges: list[tuple[str, str]] = []
-        """Each finished run's question and accepted answer, in order (what the judge sees of the past)."""
+    def __init__(self, messages: Iterable[Message] = ()) -> None:
+        self._messages: list[Message] = [dict(message) for message in messages]
 
     @property
     def messages(self) -> Sequence[Message]:
@@ -42,6 +40,14 @@ class Conversation:
 
     def add_tool_result(self, call_id: str, content: str) -> None:
         self._messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
+
+    def answered(self) -> set[str]:
+        """The ids of the tool calls that already have a result (a resumed run does not run them again)."""
+        return {str(message.get("tool_call_id")) for message in self._messages if message["role"] == "tool"}
+
+    def call_ids(self) -> set[str]:
+        """Every tool-call id asked for so far."""
+        return {call["id"] for message in self._messages for call in message.get("tool_calls") or ()}
 
     def rollback(self, length: int) -> None:
         """Drop what an interrupted turn added: the only way anything leaves the Conversation."""

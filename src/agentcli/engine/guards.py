@@ -2,31 +2,34 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MAX_CYCLE = 4
 """The longest cycle of calls (A, B, C, D, A, B, C, D) that the notice names as a cycle."""
 
 
 @dataclass(frozen=True)
-class _FirstRun:
+class FirstRun:
+    """Where a call signature first ran, so a repeat can point at its result."""
+
     step: int
     call_id: str
 
 
+@dataclass
 class RepeatGuard:
-    """Remembers every call signature of a run; `check` says what to answer instead of running a repeat."""
+    """Every call signature of a run; `check` says what to answer instead of running a repeat. Plain data, so a
+    saved run resumes with the same memory."""
 
-    def __init__(self) -> None:
-        self._first: dict[str, _FirstRun] = {}
-        self._history: list[str] = []
+    first: dict[str, FirstRun] = field(default_factory=dict)
+    history: list[str] = field(default_factory=list)
 
     def check(self, signature: str, name: str, step: int, call_id: str) -> str | None:
         """None when the call should run; otherwise the notice the model gets as the call's result."""
-        self._history.append(signature)
-        first = self._first.get(signature)
+        self.history.append(signature)
+        first = self.first.get(signature)
         if first is None:
-            self._first[signature] = _FirstRun(step, call_id)
+            self.first[signature] = FirstRun(step, call_id)
             return None
         cycle = self._cycle()
         if cycle:
@@ -42,7 +45,7 @@ class RepeatGuard:
 
     def _cycle(self) -> list[str]:
         """The shortest period p >= 2 that the recent history repeats (A, B, A, B), if any."""
-        history = self._history
+        history = self.history
         for period in range(2, MAX_CYCLE + 1):
             recent = history[-2 * period :]
             if len(recent) == 2 * period and recent[:period] == recent[period:] and len(set(recent)) > 1:

@@ -1,14 +1,17 @@
-"""The engine loop: one handler per state, each a generator of events, moves checked against TRANSITIONS."""
+"""The engine loop: one handler per state; each yields events and returns the next state, checked against
+TRANSITIONS. The Engine holds only what does not change during a session (client, tools, limits): everything
+about a run is in its RunState, everything about the chat in its Session, so a saved run can go on."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 
+from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-from agentcli.engine.conversation import Conversation
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
+from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import FormatError, LLMError, StreamCutError, ToolsUnsupportedError
 from agentcli.events import (
@@ -28,7 +31,8 @@ from agentcli.events import (
     ToolReturned,
     UsageReported,
 )
-from agentcli.llm.types import ChatClient, Completion, ToolCall, Usage
+from agentcli.llm.types import ChatClient, ChatRequest, Completion, ToolCall, Usage
+from agentcli.modes import FALLBACKS, ModeName
 from agentcli.tools.registry import ToolRegistry
 
 MAX_FORMAT_ERRORS = 3
@@ -41,127 +45,133 @@ CUT_REASONS = {
     "content_filter": "The provider's content filter stopped the reply; the answer may be incomplete.",
 }
 
-Handler = Callable[[RunState, Conversation], Iterator[Event | State]]
+Step = Generator[Event, None, State]
+"""A handler: it yields events and returns the state to move to."""
+Handler = Callable[[RunState, Session], Step]
 
 
 class Engine:
-    """Runs one question to FINISHED or FAILED over a Conversation it appends to."""
+    """Runs one question to FINISHED or FAILED over a Session's conversation."""
 
     def __init__(
         self,
         client: ChatClient,
-        adapter: Adapter,
         tools: ToolRegistry,
         *,
         model: str = "",
+        endpoint: str = "",
         max_steps: int = 15,
         judge: Judge | None = None,
         base_prompt: str = BASE_SYSTEM_PROMPT,
     ) -> None:
         self.client = client
-        self.adapter = adapter
         self.tools = tools
         self.model = model
+        self.endpoint = endpoint
         self.max_steps = max_steps
         self.judge = judge
         self.base_prompt = base_prompt
+        self._adapters: dict[ModeName, Adapter] = {}
         self._handlers: dict[State, Handler] = {
             State.THINKING: self._think,
             State.TOOL_EXECUTING: self._execute,
             State.VALIDATING: self._validate,
         }
 
-    def run(self, question: str, conversation: Conversation) -> Iterator[Event]:
-        """Yield the events of one run; the last one is always RunFinished."""
+    def run(self, session: Session, run: RunState) -> Iterator[Event]:
+        """Drive `run` (just begun, or saved mid-way) to a terminal state; the last event is always RunFinished."""
         started = time.perf_counter()
-        run = RunState(question)
-        conversation.add_user(question)
-        yield RunStarted(question, self.adapter.name, self.model)
+        yield RunStarted(run.question, run.mode, self.model, self.endpoint)
         while run.state not in TERMINAL:
-            for item in self._handlers[run.state](run, conversation):
-                if isinstance(item, State):
-                    run.move(item)
-                else:
-                    yield item
+            target = yield from self._handlers[run.state](run, session)
+            run.move(target)
         if run.state is State.FAILED:
             yield RunFailed(run.failure, run.state.value)
         status = "finished" if run.state is State.FINISHED else "failed"
         yield RunFinished(run.answer, status, run.usage, run.step, time.perf_counter() - started)
 
+    def adapter(self, mode: ModeName) -> Adapter:
+        """The adapter of a mode, made once per engine."""
+        if mode not in self._adapters:
+            self._adapters[mode] = make_adapter(mode, self.tools)
+        return self._adapters[mode]
+
     # THINKING ----------------------------------------------------------------------------------------
-    def _think(self, run: RunState, conversation: Conversation) -> Iterator[Event | State]:
+    def _think(self, run: RunState, session: Session) -> Step:
         if run.step >= self.max_steps:
-            yield run.fail(f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps}).")
-            return
+            return run.fail(f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps}).")
         run.step += 1
         yield StepStarted(run.step, self.max_steps)
+        conversation = session.conversation
         conversation.check_pairing()
-        system_prompt = self.adapter.system_prompt(self.base_prompt, self.tools)
-        request = self.adapter.build_request(system_prompt, conversation.messages, self.tools)
-        completion: Completion | None = None
+        adapter = self.adapter(run.mode)
+        system_prompt = adapter.system_prompt(self.base_prompt, self.tools)
+        request = adapter.build_request(system_prompt, conversation.messages, self.tools)
         try:
-            for item in self.client.stream(request):
-                if isinstance(item, Completion):
-                    completion = item
-                else:
-                    yield ModelTextDelta(run.step, item.text)
+            completion = yield from self._reply(run, request)
         except ToolsUnsupportedError as exc:
-            if self.adapter.fallback is None:
-                yield run.fail(f"{exc} Try --mode react or --mode auto.")
-                return
-            old, self.adapter = self.adapter, self.adapter.fallback
-            yield ModeSwitched(old.name, self.adapter.name, str(exc))
-            yield State.THINKING
-            return
+            fallback = FALLBACKS.get(run.mode)
+            if fallback is None:
+                return run.fail(f"{_sentence(str(exc))} Try --mode react or --mode auto.")
+            old, run.mode = adapter.name, fallback
+            yield ModeSwitched(old, self.adapter(fallback).name, str(exc))
+            return State.THINKING
         except StreamCutError as exc:
             if run.stream_retries >= MAX_STREAM_RETRIES:
-                yield run.fail(f"{exc} It happened {run.stream_retries + 1} times; giving up.")
-                return
+                return run.fail(f"{exc} It happened {run.stream_retries + 1} times; giving up.")
             run.stream_retries += 1
             run.step -= 1  # the lost reply does not count against --max-steps
             yield StepRetried(run.step + 1, str(exc))
-            yield State.THINKING
-            return
+            return State.THINKING
         except LLMError as exc:
-            yield run.fail(str(exc))
-            return
-        if completion is None:  # a client broke its contract; say so instead of guessing
-            yield run.fail("The model stream ended without a completion.")
-            return
+            return run.fail(str(exc))
         yield from self._count(run, completion.usage)
         try:
-            turn = self.adapter.decode(completion)
+            turn = adapter.decode(completion)
         except FormatError as exc:
-            yield from self._format_problem(run, conversation, completion.content, exc)
-            return
+            return (yield from self._format_problem(run, session, completion.content, exc))
         run.format_errors = 0
-        calls = _unique_ids(turn.tool_calls, run.step, conversation)
+        calls = _unique_ids(turn.tool_calls, run.step, conversation.call_ids())
         yield ModelTurnDecoded(run.step, turn.content, [_call_dict(call) for call in calls])
         if calls:
             conversation.add_assistant(turn.content, calls)
             run.pending = calls
-            yield State.TOOL_EXECUTING
-        else:
-            run.draft = turn.content
-            run.draft_warning = CUT_REASONS.get(completion.finish_reason or "", "")
-            yield State.VALIDATING
+            return State.TOOL_EXECUTING
+        run.draft = turn.content
+        run.draft_warning = CUT_REASONS.get(completion.finish_reason or "", "")
+        return State.VALIDATING
 
-    def _format_problem(
-        self, run: RunState, conversation: Conversation, raw: str, exc: FormatError
-    ) -> Iterator[Event | State]:
+    def _reply(self, run: RunState, request: ChatRequest) -> Generator[Event, None, Completion]:
+        """The model's reply to `request`, its text streamed as events when the run streams."""
+        if not run.streaming:
+            return self.client.complete(request)
+        completion: Completion | None = None
+        for item in self.client.stream(request):
+            if isinstance(item, Completion):
+                completion = item
+            else:
+                yield ModelTextDelta(run.step, item.text)
+        if completion is None:  # a client broke its contract; say so instead of guessing
+            raise LLMError("The model stream ended without a completion.")
+        return completion
+
+    def _format_problem(self, run: RunState, session: Session, raw: str, exc: FormatError) -> Step:
         run.format_errors += 1
         yield FormatProblem(run.step, str(exc), exc.hint)
         if run.format_errors >= MAX_FORMAT_ERRORS:
-            yield run.fail(f"The model's reply could not be understood {run.format_errors} times in a row: {exc}")
-            return
-        conversation.add_assistant(raw)
-        conversation.add_user(exc.hint)
-        yield State.THINKING
+            return run.fail(f"The model's reply could not be understood {run.format_errors} times in a row: {exc}")
+        session.conversation.add_assistant(raw)
+        session.conversation.add_user(exc.hint)
+        return State.THINKING
 
     # TOOL_EXECUTING ----------------------------------------------------------------------------------
-    def _execute(self, run: RunState, conversation: Conversation) -> Iterator[Event | State]:
+    def _execute(self, run: RunState, session: Session) -> Step:
+        conversation = session.conversation
+        answered = conversation.answered()  # a resumed run does not run again what already has a result
         blocked = 0
         for call in run.pending:
+            if call.id in answered:
+                continue
             yield ToolCalled(run.step, call.id, call.name, call.arguments)
             signature = self.tools.signature(call.name, call.arguments)
             notice = run.guard.check(signature, call.name, run.step, call.id)
@@ -176,23 +186,21 @@ class Engine:
         run.stuck_turns = run.stuck_turns + 1 if blocked == len(run.pending) else 0
         run.pending = ()
         if run.stuck_turns >= MAX_STUCK_TURNS:
-            yield run.fail(f"The model repeated calls it had already made {run.stuck_turns} turns in a row.")
-            return
-        yield State.THINKING
+            return run.fail(f"The model repeated calls it had already made {run.stuck_turns} turns in a row.")
+        return State.THINKING
 
     # VALIDATING --------------------------------------------------------------------------------------
-    def _validate(self, run: RunState, conversation: Conversation) -> Iterator[Event | State]:
+    def _validate(self, run: RunState, session: Session) -> Step:
         draft, warning = run.draft, run.draft_warning
         if run.rejections >= MAX_REJECTIONS:
             if is_trivial(draft):
-                yield run.fail(f"The model gave no usable answer in {run.rejections + 1} tries.")
-                return
+                return run.fail(f"The model gave no usable answer in {run.rejections + 1} tries.")
             note = f"The judge rejected {run.rejections} drafts; this answer is accepted unchecked."
             warning = " ".join(filter(None, (warning, note)))
             yield JudgeVerdict(run.step, True, "", note=note)
         else:
             if self.judge is not None:
-                verdict: Verdict | None = self.judge.review(run.question, draft, conversation.exchanges)
+                verdict: Verdict | None = self.judge.review(run.question, draft, session.exchanges(before=run))
             else:
                 verdict = trivial_verdict(draft)
             if verdict is not None:
@@ -200,14 +208,12 @@ class Engine:
                 yield JudgeVerdict(run.step, verdict.passed, verdict.missing, verdict.note)
                 if not verdict.passed:
                     run.rejections += 1
-                    conversation.add_user(f"[Judge feedback] {verdict.missing or 'The answer is incomplete.'}")
-                    yield State.THINKING
-                    return
-        conversation.add_assistant(draft)
-        conversation.exchanges.append((run.question, draft))
+                    session.conversation.add_user(f"[Judge feedback] {verdict.missing or 'The answer is incomplete.'}")
+                    return State.THINKING
+        session.conversation.add_assistant(draft)
         run.answer = draft
         yield AnswerReady(draft, warning)
-        yield State.FINISHED
+        return State.FINISHED
 
     def _count(self, run: RunState, usage: Usage) -> Iterator[Event]:
         if usage != Usage():
@@ -215,17 +221,25 @@ class Engine:
             yield UsageReported(run.step, usage, run.usage)
 
 
+def _sentence(text: str) -> str:
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def _call_dict(call: ToolCall) -> dict[str, str]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
-def _unique_ids(calls: tuple[ToolCall, ...], step: int, conversation: Conversation) -> tuple[ToolCall, ...]:
+def _unique_ids(calls: tuple[ToolCall, ...], step: int, taken: set[str]) -> tuple[ToolCall, ...]:
     """Some servers send no ids, or reuse them across turns; every call must be answerable by its own id."""
-    taken = {call["id"] for message in conversation.messages for call in message.get("tool_calls") or ()}
     fixed = []
     for index, call in enumerate(calls, 1):
         if not call.id or call.id in taken:
-            call = ToolCall(f"call_{step}_{index}", call.name, call.arguments)
+            fresh, suffix = f"call_{step}_{index}", 1
+            while fresh in taken:  # a chat's second run has a step 1 too
+                suffix += 1
+                fresh = f"call_{step}_{index}_{suffix}"
+            call = ToolCall(fresh, call.name, call.arguments)
         taken.add(call.id)
         fixed.append(call)
     return tuple(fixed)

@@ -10,16 +10,24 @@ THINKING -> THINKING is a reply that could not be decoded (the model is told why
 or a reply lost mid-stream (asked for again, once).
 TOOL_EXECUTING -> FAILED is a model stuck repeating calls it already made;
 VALIDATING -> FAILED is a model that still gives no answer once the judge's budget is spent.
+
+A RunState is plain data: `to_dict()` and `RunState.from_dict()` round-trip it, so a saved run can go on.
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from agentcli.engine.guards import RepeatGuard
 from agentcli.errors import InvariantError
 from agentcli.llm.types import ToolCall, Usage
+from agentcli.modes import ModeName
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 
 class State(enum.Enum):
@@ -43,9 +51,15 @@ TERMINAL = frozenset({State.FINISHED, State.FAILED})
 
 @dataclass
 class RunState:
-    """Everything one run carries from state to state."""
+    """Everything one run carries from state to state, and nothing else: the engine keeps no run data of its own."""
 
     question: str
+    mode: ModeName = "native"
+    """The protocol this run speaks; `auto` becomes `react` when the server refuses `tools`."""
+    streaming: bool = True
+    """Whether replies are streamed; off once a server showed it cannot stream tool calls."""
+    start: int = 0
+    """Where the run's question sits in the conversation: forgetting the run cuts the conversation there."""
     state: State = State.THINKING
     step: int = 0
     """Model calls made so far (the judge's are not counted)."""
@@ -75,3 +89,20 @@ class RunState:
     def fail(self, reason: str) -> State:
         self.failure = reason
         return State.FAILED
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data that `from_dict` turns back into an equal RunState."""
+        data: dict[str, Any] = _adapter().dump_python(self, mode="json")
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunState:
+        state: RunState = _adapter().validate_python(data)
+        return state
+
+
+@cache
+def _adapter() -> TypeAdapter[RunState]:
+    from pydantic import TypeAdapter  # only saving and loading need it
+
+    return TypeAdapter(RunState)

@@ -1,0 +1,37 @@
+"""Drive one question through an Agent into a renderer; on Ctrl-C the Run says where it stopped."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agentcli.events import RunFinished
+
+if TYPE_CHECKING:  # the engine is imported only when a question is asked: `agent --help` stays fast
+    from agentcli.agent import Agent
+    from agentcli.render import Renderer
+
+
+def answer_question(agent: Agent, question: str, renderer: Renderer) -> RunFinished:
+    """Render every event of one run. Ctrl-C forgets the turn and re-raises, saying where the run was."""
+    run = agent.start(question)
+    try:
+        for event in run:
+            renderer.handle(event)
+            if isinstance(event, RunFinished):
+                return event
+    except KeyboardInterrupt:
+        # Every stream ends with a final event, an interrupted one too (JSON readers wait for it).
+        renderer.handle(run.interrupt())
+        raise KeyboardInterrupt(f"at {run.where()}") from None
+    finally:
+        renderer.close()
+    raise AssertionError("the engine ended without a RunFinished event")
+
+
+def undecodable(text: str) -> bool:
+    """True for text holding bytes that were not valid in the terminal's encoding (they cannot be sent)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -1,0 +1,71 @@
+"""The run options, declared once for `ask` and `chat`, and the configuration errors a user can make."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from agentcli.cli.app import app
+from agentcli.cli.options import RunOptions
+from tests.support.scripted_server import ScriptedServer, text
+
+RUNNER = CliRunner()
+
+
+def option_names(command: str) -> set[str]:
+    group = typer.main.get_command(app)
+    params = group.commands[command].params  # type: ignore[attr-defined]
+    return {param.name for param in params if param.param_type_name == "option"}
+
+
+def test_ask_and_chat_take_the_same_run_options() -> None:
+    declared = set(RunOptions.__dataclass_fields__)
+    assert option_names("ask") == option_names("chat") == declared
+
+
+def test_a_dotenv_that_names_only_the_endpoint_does_not_get_the_key(
+    scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(workspace)
+    (workspace / ".env").write_text(f"LLM_BASE_URL={scripted_server.base_url}\n", encoding="utf-8")
+    env = {"LLM_API_KEY": "sk-user-key", "LLM_MODEL_NAME": "m"}
+    done = RUNNER.invoke(app, ["ask", "hi", "--no-judge"], env=env)
+    assert done.exit_code == 2
+    assert "127.0.0.1" in done.stderr and "--base-url" in done.stderr and "sk-user-key" not in done.stderr
+    assert scripted_server.requests == []
+
+
+def test_trusting_the_endpoint_with_a_flag_works(
+    scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(workspace)
+    (workspace / ".env").write_text("LLM_BASE_URL=http://attacker.example/v1\n", encoding="utf-8")
+    scripted_server.script = [text("hello")]
+    env = {"LLM_API_KEY": "sk-user-key", "LLM_MODEL_NAME": "m"}
+    done = RUNNER.invoke(app, ["ask", "hi", "--no-judge", "--base-url", scripted_server.base_url], env=env)
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout == "hello\n"
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://h:abc/v1"])
+def test_a_malformed_base_url_is_a_configuration_error(url: str) -> None:
+    done = RUNNER.invoke(app, ["ask", "hi"], env={"LLM_BASE_URL": url, "LLM_MODEL_NAME": "m"})
+    assert done.exit_code == 2 and "LLM_BASE_URL" in done.stderr and "internal error" not in done.stderr
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://h:abc/v1"])
+def test_tools_list_needs_no_model_configuration(url: str) -> None:
+    done = RUNNER.invoke(app, ["tools", "list", "--json"], env={"LLM_BASE_URL": url})
+    assert done.exit_code == 0 and '"read_file"' in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "env"),
+    [(["--timeout", "0"], {}), ([], {"LLM_TIMEOUT": "soon"}), ([], {"LLM_MAX_RETRIES": "-2"})],
+)
+def test_bad_bounds_are_usage_errors(args: list[str], env: dict[str, str]) -> None:
+    done = RUNNER.invoke(app, ["ask", "hi", *args], env={"LLM_MODEL_NAME": "m", **env})
+    assert done.exit_code == 2, done.stderr
