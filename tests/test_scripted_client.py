@@ -17,7 +17,7 @@ from agentcli.llm.scripted import (
     tool_calls,
     tools_rejected,
 )
-from agentcli.llm.types import Completion, TextDelta, ToolCall
+from agentcli.llm.types import Completion, TextDelta, ToolCall, Usage
 from tests.support.scripted_server import find_problem
 
 ASK: dict[str, Any] = {"messages": [{"role": "user", "content": "hi"}]}
@@ -33,7 +33,7 @@ def test_text_streams_in_pieces_then_one_completion() -> None:
     *deltas, completion = items
     assert len(deltas) > 1 and all(isinstance(d, TextDelta) for d in deltas)
     assert "".join(d.text for d in deltas if isinstance(d, TextDelta)) == "a streamed answer"
-    assert completion == Completion("a streamed answer", usage=completion.usage, finish_reason="stop")
+    assert completion == Completion("a streamed answer", usage=Usage(10, 5, 2), finish_reason="stop")
 
 
 def test_tool_calls_get_numbered_ids_unless_given() -> None:

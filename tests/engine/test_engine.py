@@ -337,11 +337,11 @@ def test_memory_across_questions_and_reset(llm: ScriptedClient, make_scripted_ag
 def test_an_interrupted_turn_leaves_no_trace(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
     agent = make_scripted_agent()
     llm.script = [tool_calls(("calculator", {"expr": "1+1"})), text("ok"), text("fresh")]
-    events = agent.events("first")
-    for event in events:
+    run = agent.start("first")
+    for event in run:
         if isinstance(event, ToolReturned):
             break
-    events.close()  # what Ctrl-C does to the generator
+    run.interrupt()  # what Ctrl-C does
     assert len(agent.conversation) == 0
     agent.conversation.check_pairing()
     agent.run("second")  # the next request is valid (the client checks the pairing) and starts afresh
