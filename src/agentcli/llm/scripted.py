@@ -57,6 +57,7 @@ class ScriptedClient:
         self.script = script
         self.requests: list[ChatRequest] = []
         self.violations: list[str] = []
+        self.timeouts: list[float | None] = []
         self.model = model
         self._check = check
         self._call_ids = 0
@@ -83,7 +84,9 @@ class ScriptedClient:
             raise reply.exception()
         yield reply
 
-    def complete(self, request: ChatRequest) -> Completion:
+    def complete(self, request: ChatRequest, *, timeout: float | None = None) -> Completion:
+        """`timeout` is recorded in `timeouts` (the judge asks with a deadline of its own)."""
+        self.timeouts.append(timeout)
         reply = self._reply(request)
         if isinstance(reply, Failure):
             raise reply.exception()
