@@ -56,20 +56,21 @@ def checkout(here: bool) -> Iterator[Path]:
 
 
 def run_suite(tree: Path, burners: int, pytest_args: Sequence[str]) -> tuple[float, int, str]:
-    """(wall seconds, pytest's exit code, its last line)."""
+    """(wall seconds, pytest's exit code, its summary line)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("LLM_", "OPENAI_"))}
     env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *pytest_args]
     with burning(burners):
         started = time.perf_counter()
         done = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True, timeout=HANG_S)
         wall = time.perf_counter() - started
-    lines = done.stdout.strip().splitlines() or ["(no output)"]
+    lines = done.stdout.strip().splitlines()
+    summary = next((line.strip("= ") for line in reversed(lines) if " in " in line and "passed" in line), "?")
     if done.returncode != 0:
         print(done.stdout[-4000:], done.stderr[-2000:], sep="\n", file=sys.stderr)
     elif any(arg.startswith("--durations") for arg in pytest_args):
         print(f"-- {burners} burners --", *(line for line in lines if " call " in line or " setup " in line), sep="\n")
-    return wall, done.returncode, lines[-1]
+    return wall, done.returncode, summary
 
 
 def main() -> int:

@@ -17,6 +17,7 @@ from tests.cli.conftest import SECRET, Invoke, agent_env, cli_env
 from tests.support.scripted_server import Reply, ScriptedServer, error, judge_pass, text, tool_calls, unused_base_url
 
 TASK = "read notes.txt and multiply the two numbers in it"
+HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
 
 
 def solve_script() -> list[Reply]:
@@ -107,7 +108,8 @@ def test_the_key_never_appears(scripted_server: ScriptedServer, invoke: Invoke) 
 
 
 def test_a_server_that_is_down_is_exit_1_without_traceback(invoke: Invoke) -> None:
-    env = cli_env(None, LLM_MODEL_NAME="m", LLM_BASE_URL=unused_base_url())
+    # no retries: the SDK's back-off before giving up is 3 s of sleep that proves nothing here
+    env = cli_env(None, LLM_MODEL_NAME="m", LLM_BASE_URL=unused_base_url(), LLM_MAX_RETRIES="0")
     done = invoke("ask", "q", env=env)
     assert done.exit_code == 1
     assert "Could not reach" in done.stderr
@@ -116,7 +118,7 @@ def test_a_server_that_is_down_is_exit_1_without_traceback(invoke: Invoke) -> No
 
 def interrupt_while_waiting(server: ScriptedServer, workspace: Path, *args: str) -> tuple[int, str, str]:
     """Run `agent ask q ARGS`, send SIGINT once the model call is under way; (exit code, stdout, stderr)."""
-    server.script = [text("too late").delayed(30)]
+    server.script = [text("too late").delayed(2 * HANG_S)]
     proc = subprocess.Popen(
         [sys.executable, "-m", "agentcli", "ask", "q", *args],
         cwd=workspace,
@@ -129,7 +131,7 @@ def interrupt_while_waiting(server: ScriptedServer, workspace: Path, *args: str)
     try:
         _wait_for_request(server)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=HANG_S)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -140,13 +142,13 @@ def interrupt_while_waiting(server: ScriptedServer, workspace: Path, *args: str)
 
 def test_ctrl_c_ends_the_run_with_130(scripted_server: ScriptedServer, workspace: Path) -> None:
     code, _out, err = interrupt_while_waiting(scripted_server, workspace, "--no-judge")
-    assert code == 130
+    assert code == 130, err
     assert "interrupted at step 1" in err
     assert "Traceback" not in err
 
 
 def _wait_for_request(server: ScriptedServer, count: int = 1) -> None:
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + HANG_S
     while len(server.requests) < count:
         assert time.monotonic() < deadline, "the agent never sent its request"
         time.sleep(0.02)
@@ -181,6 +183,7 @@ def test_undecodable_bytes_in_the_question_are_a_usage_error(scripted_server: Sc
         cwd=workspace,
         env=agent_env(scripted_server),
         capture_output=True,
+        timeout=HANG_S,
     )
     assert done.returncode == 2
     assert b"not valid text" in done.stderr
@@ -195,8 +198,8 @@ def test_a_short_key_is_masked_too(scripted_server: ScriptedServer, invoke: Invo
 
 
 def test_json_output_ends_with_final_even_when_interrupted(scripted_server: ScriptedServer, workspace: Path) -> None:
-    code, out, _err = interrupt_while_waiting(scripted_server, workspace, "--output", "json")
-    assert code == 130
+    code, out, err = interrupt_while_waiting(scripted_server, workspace, "--output", "json")
+    assert code == 130, err
     final = json.loads(out.splitlines()[-1])
     assert final["type"] == "final"
     assert (final["status"], final["answer"]) == ("interrupted", None)
@@ -206,6 +209,8 @@ def test_a_closed_pipe_is_not_an_error_message(scripted_server: ScriptedServer, 
     scripted_server.script = [text("x " * 20_000)]
     env = agent_env(scripted_server)
     agent_cmd = f"{sys.executable} -m agentcli ask q --no-judge --output json | head -c 10 > /dev/null"
-    done = subprocess.run(["bash", "-c", agent_cmd], cwd=workspace, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-c", agent_cmd], cwd=workspace, env=env, capture_output=True, text=True, timeout=HANG_S
+    )
     assert "internal error" not in done.stderr
     assert "Traceback" not in done.stderr
