@@ -3,6 +3,7 @@
     python bench/bench_suite.py                 # idle, then with 2 burners (the "done when" case)
     python bench/bench_suite.py --burners 2     # only that case
     python bench/bench_suite.py --here          # the working tree instead of a clone of HEAD
+    python bench/bench_suite.py --source ../other-checkout   # another commit, for a before/after
 
 A burner is `python -c "while True: pass"`: one busy core each. They are started just before pytest and
 stopped (by their own process handles) as soon as it ends, whatever happens. The clone is of the committed
@@ -34,7 +35,12 @@ HANG_S = 900
 @contextmanager
 def burning(count: int) -> Iterator[None]:
     """`count` processes spinning on a core each, for the duration of the block."""
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    # Each in a session of its own, as if started from another terminal: with the kernel's autogroup
+    # scheduling (sched_autogroup_enabled) CPU is shared between sessions first, so burners in pytest's own
+    # session would compete only with pytest and leave the rest of the machine alone.
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True) for _ in range(count)
+    ]
     try:
         yield
     finally:
@@ -45,14 +51,14 @@ def burning(count: int) -> Iterator[None]:
 
 
 @contextmanager
-def checkout(here: bool) -> Iterator[Path]:
-    """The tree to test: this one, or a fresh clone of HEAD."""
+def checkout(here: bool, source: str) -> Iterator[Path]:
+    """The tree to test: this one, or a fresh clone of `source` (a repository path or URL, at its HEAD)."""
     if here:
         yield ROOT
         return
     with tempfile.TemporaryDirectory(prefix="agentcli-suite-") as tmp:
         clone = Path(tmp) / "agentcli"
-        subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "clone", "--quiet", source, str(clone)], check=True)
         yield clone
 
 
@@ -81,12 +87,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--burners", type=int, action="append", help="burner counts to run (default: 0 and 2)")
     parser.add_argument("--here", action="store_true", help="test the working tree, not a clone of HEAD")
+    parser.add_argument("--source", default=str(ROOT), help="the repository to clone (default: this one)")
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --), e.g. -- --durations=20")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     rows = []
     for burners in args.burners or [0, 2]:
-        with checkout(args.here) as tree:
+        with checkout(args.here, args.source) as tree:
             wall, cpu, code, summary = run_suite(tree, burners, args.pytest_args)
         judged = verdict(wall / TARGET_S, 1.0) if burners >= 2 else ""
         outcome = "pass" if code == 0 else f"FAIL ({code})"
