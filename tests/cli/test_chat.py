@@ -1,6 +1,6 @@
 """`agent chat`: piped input, memory across turns, the slash commands, Ctrl-C cancelling one turn.
 
-In-process through CliRunner; subprocesses for Ctrl-C and for invalid bytes on a real stdin pipe.
+In-process through CliRunner (its stdin is a text wrapper over bytes, as a pipe's is); a subprocess for Ctrl-C.
 """
 
 from __future__ import annotations
@@ -89,17 +89,10 @@ def _read_until(proc: subprocess.Popen[str], needle: str) -> None:
     os.set_blocking(fd, True)
 
 
-def test_a_line_of_invalid_bytes_does_not_end_the_session(scripted_server: ScriptedServer, workspace: Path) -> None:
+def test_a_line_of_invalid_bytes_does_not_end_the_session(scripted_server: ScriptedServer, invoke: Invoke) -> None:
     scripted_server.script = [text("fine")]
-    done = subprocess.run(
-        [sys.executable, "-m", "agentcli", "chat", "--no-judge"],
-        cwd=workspace,
-        env=agent_env(scripted_server),
-        input=b"bad \xff line\nhello\n",
-        capture_output=True,
-        timeout=HANG_S,
-    )
-    assert done.returncode == 0
-    assert b"not valid text" in done.stderr
-    assert done.stdout == b"fine\n"
+    done = invoke("chat", "--no-judge", input=b"bad \xff line\nhello\n")  # stdin as a pipe gives it: bytes
+    assert done.exit_code == 0, done.stderr
+    assert "not valid text" in done.stderr
+    assert done.stdout == "fine\n"
     assert [m["content"] for m in scripted_server.requests[0]["messages"][1:]] == ["hello"]
