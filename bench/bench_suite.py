@@ -9,6 +9,9 @@ A burner is `python -c "while True: pass"`: one busy core each. They are started
 stopped (by their own process handles) as soon as it ends, whatever happens. The clone is of the committed
 HEAD, into a temporary directory, with no caches (.pytest_cache, .hypothesis, __pycache__); it runs on this
 interpreter with the clone's src/ first on PYTHONPATH, so the clone's code is what is tested.
+
+`CPU s` is the user + system time of pytest and its children: it hardly moves when the machine is shared,
+wall time does (the figures in bench/README.md say what else was running).
 """
 
 from __future__ import annotations
