@@ -5,7 +5,8 @@
     result = agent.run("read notes.txt and multiply the two numbers in it")
     print(result.status, result.answer)
 
-Names are imported on first use, so `agent --help` does not pay for the engine (or the `openai` package).
+Names are imported on first use, so `agent --help` does not pay for the engine (or the `openai` package), and a
+tools file's `@agentcli.tool` does not pay for pydantic.
 """
 
 from __future__ import annotations
@@ -17,16 +18,21 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Agent",
+    "Allow",
     "Conversation",
+    "Deny",
     "Engine",
+    "PendingCall",
     "RunResult",
     "Settings",
     "Tool",
+    "ToolContext",
     "ToolRegistry",
     "ToolResult",
     "__version__",
     "builtin_tools",
     "load_settings",
+    "tool",
 ]
 
 _LOCATIONS = {
@@ -40,6 +46,11 @@ _LOCATIONS = {
     "ToolRegistry": "agentcli.tools.registry",
     "ToolResult": "agentcli.tools.registry",
     "builtin_tools": "agentcli.tools.builtin",
+    "tool": "agentcli.tools.decorator",
+    "ToolContext": "agentcli.tools.context",
+    "Allow": "agentcli.engine.policy",
+    "Deny": "agentcli.engine.policy",
+    "PendingCall": "agentcli.engine.policy",
 }
 
 if TYPE_CHECKING:
@@ -47,7 +58,10 @@ if TYPE_CHECKING:
     from agentcli.config import Settings, load_settings
     from agentcli.engine.conversation import Conversation
     from agentcli.engine.loop import Engine
+    from agentcli.engine.policy import Allow, Deny, PendingCall
     from agentcli.tools.builtin import builtin_tools
+    from agentcli.tools.context import ToolContext
+    from agentcli.tools.decorator import tool
     from agentcli.tools.registry import Tool, ToolRegistry, ToolResult
 
 

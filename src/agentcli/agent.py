@@ -12,19 +12,21 @@ question in progress, and the only thing that knows how far it got when the user
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from agentcli.config import Settings
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.judge import Judge
 from agentcli.engine.loop import Engine
+from agentcli.engine.policy import BeforeCall, allow_all
 from agentcli.engine.session import Session
 from agentcli.engine.state import RunState
 from agentcli.events import Event, ModeSwitched, RunFinished, ToolCalled
 from agentcli.llm.types import ChatClient, Message, Usage
-from agentcli.tools.builtin import builtin_tools
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.builtin import builtin_list
+from agentcli.tools.context import ToolContext
+from agentcli.tools.registry import Tool, ToolRegistry
 
 
 @dataclass(frozen=True)
@@ -87,11 +89,25 @@ class Run:
 
 
 class Agent:
-    """`Agent(settings).run("question")`; ask again and it remembers; `reset()` forgets."""
+    """`Agent(settings).run("question")`; ask again and it remembers; `reset()` forgets.
 
-    def __init__(self, settings: Settings, tools: ToolRegistry | None = None, client: ChatClient | None = None) -> None:
+    `tools` are added to the built-ins (`builtins=False` leaves those out); `before_call` decides, before each
+    tool call, whether it runs (`Allow()`) or what the model is told instead (`Deny(reason)`).
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        tools: Iterable[Tool | Callable[..., object]] | None = None,
+        client: ChatClient | None = None,
+        *,
+        builtins: bool = True,
+        before_call: BeforeCall = allow_all,
+    ) -> None:
         self.settings = settings
-        self.tools = tools if tools is not None else builtin_tools(settings.workspace)
+        self.tools = ToolRegistry(builtin_list() if builtins else (), context=ToolContext.from_settings(settings))
+        for tool in tools or ():
+            self.tools.add(tool)
         if client is None:
             from agentcli.llm.client import OpenAIChatClient
 
@@ -105,6 +121,7 @@ class Agent:
             endpoint=settings.endpoint,
             max_steps=settings.max_steps,
             judge=Judge(client) if settings.judge else None,
+            before_call=before_call,
         )
 
     @property

@@ -25,7 +25,7 @@ class RunStarted(Event):
     mode: str
     model: str
     endpoint: str = ""
-    """The host (and port) the conversation goes to, so a user sees where it goes."""
+    """Where the conversation goes: the endpoint's host[:port], e.g. `api.deepseek.com`."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,18 @@ class ToolReturned(Event):
     elapsed_ms: float
     skipped: bool = False
     """True when a guard answered instead of running the tool (a repeat or a cycle)."""
+
+
+@dataclass(frozen=True)
+class CallDenied(Event):
+    """The before_call policy refused a tool call; `reason` is the result the model gets instead (a ToolReturned
+    with it follows)."""
+
+    type: ClassVar[str] = "call_denied"
+    step: int
+    call_id: str
+    name: str
+    reason: str
 
 
 @dataclass(frozen=True)

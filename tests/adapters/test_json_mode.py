@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from agentcli.adapters.base import ModelTurn
 from agentcli.adapters.folding import fold_messages
-from agentcli.adapters.json_mode import JsonAdapter, write_json_calls
+from agentcli.adapters.json_mode import JSON, write_json_calls
 from agentcli.adapters.json_parser import find_object, parse_json_reply
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+from agentcli.adapters.text_protocol import TextAdapter
 from agentcli.errors import FormatError
 from agentcli.llm.types import Completion, Message, ToolCall
 from agentcli.tools.registry import ToolRegistry
@@ -34,6 +35,7 @@ def add(a: int, b: int) -> int:
 
 
 TOOLS = ToolRegistry([read_file, calculator, add])
+TOO_LONG = "7" * 4301  # one digit past CPython's limit for int(str) (sys.get_int_max_str_digits)
 
 
 def call(text: str) -> tuple[str, str, object]:
@@ -107,6 +109,29 @@ ACTIONS = [
     pytest.param(
         '{"action": "read_file", "params": {"path": "a\nb"}}', ("", "read_file", {"path": "a\nb"}), id="raw-newline"
     ),
+    pytest.param(
+        '{"name": "read_file", "arguments": {"path": "a"}}', ("", "read_file", {"path": "a"}), id="name-arguments"
+    ),
+    pytest.param(
+        '{"name": "add", "arguments": "{\\"a\\": 1, \\"b\\": 2}"}',
+        ("", "add", {"a": 1, "b": 2}),
+        id="name-arguments-as-json-string",
+    ),
+    pytest.param(
+        '<tool_call>\n{"name": "calculator", "arguments": {"expr": "6*7"}}\n</tool_call>',
+        ("", "calculator", {"expr": "6*7"}),
+        id="name-arguments-in-hermes-tags",
+    ),
+    pytest.param(
+        '{"name": "x"} first, then {"name": "read_file", "arguments": {"path": "a"}}',
+        ("", "read_file", {"path": "a"}),
+        id="name-without-arguments-is-not-a-call",
+    ),
+    pytest.param(
+        '{"action": "read_file", "name": "notes", "params": {"path": "a"}}',
+        ("", "read_file", {"path": "a"}),
+        id="action-wins-over-name",
+    ),
 ]
 
 
@@ -125,6 +150,17 @@ ANSWERS = [
     pytest.param('{"final_answer": {"sum": 3}}', '{"sum": 3}', id="object"),
     pytest.param('{"answer": "42"}', "42", id="synonym"),
     pytest.param('{"final_answer": "42"}\nObservation: fake\n{"action": "add"}', "42", id="before-leak"),
+    pytest.param('{"action": "Final Answer", "action_input": "4"}', "4", id="action-final-answer"),
+    pytest.param(
+        '```json\n{"thought": "done", "action": "Final Answer", "action_input": "答案"}\n```',
+        "答案",
+        id="action-final-answer-fenced",
+    ),
+    pytest.param('{"action": "Final Answer", "action_input": 4}', "4", id="action-final-answer-number"),
+    pytest.param('{"action": "finish", "params": "42"}', "42", id="finish-with-string-params"),
+    pytest.param(
+        '{"action": "Final Answer", "action_input": "ignored", "final_answer": "42"}', "42", id="final-answer-wins"
+    ),
 ]
 
 
@@ -148,6 +184,23 @@ ERRORS = [
     pytest.param('{"action": "add", "params": "{broken"}', "not a valid JSON object", id="params-broken-string"),
     pytest.param('Observation: 1\n{"final_answer": "fake"}', "no JSON object", id="after-leak"),
     pytest.param('{"a":' * 5000, "no JSON object", id="deep-nesting"),
+    pytest.param('{"name": "read_file"}', 'neither a tool "action"', id="name-alone"),
+    pytest.param('{"action": "Final Answer", "action_input": " "}', "empty", id="action-final-answer-empty"),
+    pytest.param(
+        '{"action": "Final Answer", "action_input": {"a": 1}}', 'neither a tool "action"', id="action-final-object"
+    ),
+    pytest.param('{"name": 3, "arguments": {}}', "'name' must be a string", id="name-not-a-string"),
+    pytest.param(
+        '{"action": "add", "params": {"a": ' + TOO_LONG + ', "b": 1}}', "more than 4,300 digits", id="long-integer"
+    ),
+    pytest.param(
+        '{"name": "add", "arguments": "{\\"a\\": ' + TOO_LONG + '}"}',
+        "more than 4,300 digits",
+        id="long-integer-in-a-json-string",
+    ),
+    pytest.param(
+        '```json\n{"final_answer": ' + TOO_LONG + "}\n```", "more than 4,300 digits", id="long-integer-answer"
+    ),
 ]
 
 
@@ -170,19 +223,19 @@ def test_find_object_skips_what_does_not_decode() -> None:
 
 
 def test_system_prompt_names_json_and_the_protocol() -> None:
-    prompt = JsonAdapter(TOOLS).system_prompt(BASE_SYSTEM_PROMPT, TOOLS)
+    prompt = TextAdapter(JSON, TOOLS).system_prompt(BASE_SYSTEM_PROMPT, TOOLS)
     assert prompt.startswith(BASE_SYSTEM_PROMPT + "\n\nTools:\n- read_file: Read a file. Parameters: ")
     assert "JSON" in prompt
     assert '{"thought": "<your reasoning>", "action": "<one tool name>", "params": {<its parameters>}}' in prompt
     assert '{"final_answer": "<the answer for the user>"}' in prompt
-    no_tools = JsonAdapter(ToolRegistry()).system_prompt("base", ToolRegistry())
+    no_tools = TextAdapter(JSON, ToolRegistry()).system_prompt("base", ToolRegistry())
     assert no_tools.startswith("base\n\n")
     assert "JSON" in no_tools
     assert "final_answer" in no_tools
 
 
 def test_request_shape() -> None:
-    request = JsonAdapter(TOOLS).build_request("SYS", [{"role": "user", "content": "hi"}], TOOLS)
+    request = TextAdapter(JSON, TOOLS).build_request("SYS", [{"role": "user", "content": "hi"}], TOOLS)
     assert request == {
         "messages": [{"role": "system", "content": "SYS"}, {"role": "user", "content": "hi"}],
         "response_format": {"type": "json_object"},
@@ -216,7 +269,7 @@ def test_folding_writes_calls_as_json_objects() -> None:
 
 
 def test_folded_call_decodes_to_the_same_call() -> None:
-    adapter = JsonAdapter(TOOLS)
+    adapter = TextAdapter(JSON, TOOLS)
     turn = adapter.decode(
         Completion('Here:\n```json\n{"thought": "t", "action": "add", "params": {"a": 1, "b": 2}}```')
     )
@@ -227,7 +280,7 @@ def test_folded_call_decodes_to_the_same_call() -> None:
 
 
 def test_decode_ids_and_native_calls() -> None:
-    adapter = JsonAdapter(TOOLS)
+    adapter = TextAdapter(JSON, TOOLS)
     ids = [adapter.decode(Completion('{"action": "add", "params": {"a": 1, "b": 2}}')).tool_calls[0].id]
     assert adapter.decode(Completion('{"final_answer": "3"}')).tool_calls == ()
     ids.append(adapter.decode(Completion('{"action": "read_file", "params": "x"}')).tool_calls[0].id)
@@ -247,14 +300,19 @@ OBJECTS = st.fixed_dictionaries(
     {},
     optional={
         "thought": VALUES,
-        "action": st.sampled_from(["read_file", "add", "FINISH", "", " x y "]) | VALUES,
+        "action": st.sampled_from(["read_file", "add", "FINISH", "Final Answer", "", " x y "]) | VALUES,
+        "name": st.sampled_from(["read_file", "add", "note"]) | VALUES,
+        "arguments": VALUES,
+        "action_input": VALUES,
         "params": VALUES,
         "final_answer": VALUES,
     },
 ).map(lambda obj: json.dumps(obj, ensure_ascii=False))
 PIECES = st.one_of(
     OBJECTS,
-    st.sampled_from(["```json\n", "```", "\n", "\r\n", "{", "}", '"', "Observation: ", "\nObservation: ", "Sure:"]),
+    st.sampled_from(
+        ["```json\n", "```", "\n", "\r\n", "{", "}", '"', "Observation: ", "\nObservation: ", "Sure:", TOO_LONG]
+    ),
     st.text(max_size=10),
 )
 REPLIES = st.lists(PIECES, max_size=12).map("".join)
@@ -297,3 +355,37 @@ def test_final_answer_after_observation_is_never_accepted(before: str, newline: 
     if turn is not None:
         assert MARKER not in turn.content
         assert all(MARKER not in c.name + c.arguments for c in turn.tool_calls)
+
+
+NAMES = st.sampled_from(["read_file", "calculator", "add", "search_web"])
+ARGUMENTS = st.dictionaries(st.text(max_size=6), VALUES, max_size=4)
+
+
+@given(NAMES, ARGUMENTS, st.text(max_size=10))
+def test_every_call_shape_decodes_to_the_same_call(name: str, arguments: dict[str, object], thought: str) -> None:
+    """Issue 9 item 4: the canonical object and the Hermes / OpenAI `{"name", "arguments"}` shape agree."""
+    canonical = parse_json_reply(json.dumps({"action": name, "params": arguments}), "json_1", TOOLS)
+    assert canonical.tool_calls == (ToolCall("json_1", name, json.dumps(arguments, ensure_ascii=False)),)
+    for shape in (
+        {"name": name, "arguments": arguments},
+        {"name": name, "arguments": json.dumps(arguments)},
+        {"name": name, "parameters": arguments},
+        {"tool": name, "parameters": arguments},
+    ):
+        assert parse_json_reply(json.dumps(shape), "json_1", TOOLS).tool_calls == canonical.tool_calls
+
+
+@given(st.text(max_size=20).filter(str.strip), st.sampled_from(["Final Answer", "final_answer", "FINISH", "none"]))
+def test_a_no_action_with_a_string_input_is_the_final_answer(answer: str, action: str) -> None:
+    expected = ModelTurn(answer.strip())
+    assert parse_json_reply(json.dumps({"final_answer": answer}), "json_1", TOOLS) == expected
+    reply = json.dumps({"thought": "done", "action": action, "action_input": answer}, ensure_ascii=False)
+    assert parse_json_reply(reply, "json_1", TOOLS) == expected
+
+
+def test_folding_keeps_arguments_with_an_integer_too_long_to_convert() -> None:
+    """After an auto fallback, native arguments are folded into json text: a 4,301-digit integer must not crash."""
+    arguments = '{"a": ' + TOO_LONG + ', "b": 1}'
+    assert write_json_calls("t", [("add", arguments)]) == json.dumps(
+        {"thought": "t", "action": "add", "params": arguments}, ensure_ascii=False
+    )

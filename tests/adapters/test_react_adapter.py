@@ -15,13 +15,14 @@ from pydantic import Field
 from agentcli.adapters import MODES, NativeAdapter, make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.folding import fold_messages
-from agentcli.adapters.json_mode import JsonAdapter, write_json_calls
+from agentcli.adapters.json_mode import JSON, write_json_calls
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-from agentcli.adapters.react import STOP_SEQUENCES, ReactAdapter, write_react_calls
+from agentcli.adapters.react import REACT, STOP_SEQUENCES, write_react_calls
 from agentcli.adapters.react_parser import parse_react
+from agentcli.adapters.text_protocol import TextAdapter
 from agentcli.errors import ConfigError, FormatError
 from agentcli.llm.types import Completion, Message, ToolCall
-from agentcli.modes import ModeName
+from agentcli.modes import FALLBACKS, ModeName
 from agentcli.tools.registry import ToolRegistry
 
 
@@ -63,11 +64,11 @@ Final Answer: <the answer for the user>"""
 
 
 def test_system_prompt_snapshot() -> None:
-    assert ReactAdapter(TOOLS).system_prompt(BASE_SYSTEM_PROMPT, TOOLS) == REACT_PROMPT
+    assert TextAdapter(REACT, TOOLS).system_prompt(BASE_SYSTEM_PROMPT, TOOLS) == REACT_PROMPT
 
 
 def test_system_prompt_is_compact() -> None:
-    prompt = ReactAdapter(TOOLS).system_prompt(BASE_SYSTEM_PROMPT, TOOLS)
+    prompt = TextAdapter(REACT, TOOLS).system_prompt(BASE_SYSTEM_PROMPT, TOOLS)
     assert len(prompt) / 4 < 400  # ~4 characters a token: well under the 450-token budget
 
 
@@ -76,7 +77,7 @@ def test_system_prompt_lists_odd_schemas() -> None:
         """"""
         return mode
 
-    line = ReactAdapter(ToolRegistry([pick])).system_prompt("", ToolRegistry([pick])).split("\n")[3]
+    line = TextAdapter(REACT, ToolRegistry([pick])).system_prompt("", ToolRegistry([pick])).split("\n")[3]
     assert line == (
         '- pick: Parameters: {"mode": "string, required", "names": "array of string, required", '
         '"limit": "integer or null, default null"}'
@@ -84,11 +85,11 @@ def test_system_prompt_lists_odd_schemas() -> None:
 
 
 def test_system_prompt_without_tools_is_the_base() -> None:
-    assert ReactAdapter(ToolRegistry()).system_prompt("base", ToolRegistry()) == "base"
+    assert TextAdapter(REACT, ToolRegistry()).system_prompt("base", ToolRegistry()) == "base"
 
 
 def test_request_shape() -> None:
-    adapter = ReactAdapter(TOOLS)
+    adapter = TextAdapter(REACT, TOOLS)
     request = adapter.build_request("SYS", [{"role": "user", "content": "hi"}], TOOLS)
     assert set(request) == {"messages", "stop"}
     assert request["messages"] == [{"role": "system", "content": "SYS"}, {"role": "user", "content": "hi"}]
@@ -136,7 +137,7 @@ def test_folding_a_native_multi_call_conversation() -> None:
         assistant_calls("Add them.", ("call_c", "calculator", '{"expr": "3+4+5"}')),
         tool("call_c", "12"),
     ]
-    request = ReactAdapter(TOOLS).build_request("SYS", messages, TOOLS)
+    request = TextAdapter(REACT, TOOLS).build_request("SYS", messages, TOOLS)
     assert request["messages"] == [
         {"role": "system", "content": "SYS"},
         {"role": "user", "content": "Sum the numbers in a.txt and b.txt"},
@@ -174,7 +175,7 @@ def test_folding_keeps_other_messages_and_broken_arguments() -> None:
 
 
 def test_folded_call_decodes_to_the_same_call() -> None:
-    adapter = ReactAdapter(TOOLS)
+    adapter = TextAdapter(REACT, TOOLS)
     turn = adapter.decode(Completion('Thought: 读\nAction: `read_file`\nAction Input: ```json\n{"path": "笔"}\n```'))
     (call,) = turn.tool_calls
     folded = write_react_calls(turn.content, [(call.name, call.arguments)])
@@ -234,7 +235,7 @@ REPLIES = [
 ]
 
 
-@pytest.mark.parametrize("adapter", [ReactAdapter(TOOLS), JsonAdapter(TOOLS)], ids=["react", "json"])
+@pytest.mark.parametrize("adapter", [TextAdapter(REACT, TOOLS), TextAdapter(JSON, TOOLS)], ids=["react", "json"])
 def test_requests_are_byte_stable_prefixes(adapter: Adapter) -> None:
     script = Script(adapter)
     script.user("What is in a.txt? 你好")
@@ -297,7 +298,7 @@ def test_folding_is_pure(writer: Any) -> None:
 
 
 def test_decode_ids_count_tool_calls_only() -> None:
-    adapter = ReactAdapter(TOOLS)
+    adapter = TextAdapter(REACT, TOOLS)
     first = adapter.decode(Completion('Action: calculator\nAction Input: {"expr": "1"}'))
     adapter.decode(Completion("Final Answer: 1"))
     with pytest.raises(FormatError):
@@ -305,12 +306,15 @@ def test_decode_ids_count_tool_calls_only() -> None:
     second = adapter.decode(Completion("Action: read_file\nAction Input: a.txt"))
     assert [first.tool_calls[0].id, second.tool_calls[0].id] == ["react_1", "react_2"]
     assert second.tool_calls[0].arguments == '{"path": "a.txt"}'
-    assert ReactAdapter(TOOLS).decode(Completion("Action: calculator\nAction Input: 1")).tool_calls[0].id == "react_1"
+    assert (
+        TextAdapter(REACT, TOOLS).decode(Completion("Action: calculator\nAction Input: 1")).tool_calls[0].id
+        == "react_1"
+    )
 
 
 def test_decode_keeps_native_tool_calls_a_server_sent_anyway() -> None:
     calls = (ToolCall("call_1", "calculator", '{"expr": "1"}'),)
-    turn = ReactAdapter(TOOLS).decode(Completion("thinking", calls))
+    turn = TextAdapter(REACT, TOOLS).decode(Completion("thinking", calls))
     assert (turn.content, turn.tool_calls) == ("thinking", calls)
 
 
@@ -321,16 +325,12 @@ def test_make_adapter() -> None:
     assert MODES == ("native", "react", "json", "auto")
     native, react, json_adapter, auto = (make_adapter(mode, TOOLS) for mode in MODES)
     assert isinstance(native, NativeAdapter)
-    assert native.fallback is None
-    assert isinstance(react, ReactAdapter)
-    assert react.fallback is None
+    assert isinstance(react, TextAdapter)
     assert react.name == "react"
-    assert isinstance(json_adapter, JsonAdapter)
-    assert json_adapter.fallback is None
+    assert isinstance(json_adapter, TextAdapter)
     assert json_adapter.name == "json"
     assert isinstance(auto, NativeAdapter)
-    assert isinstance(auto.fallback, ReactAdapter)
-    assert auto.fallback.tools is TOOLS
+    assert FALLBACKS == {"auto": "react"}
 
 
 def test_make_adapter_rejects_an_unknown_mode() -> None:

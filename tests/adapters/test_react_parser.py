@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from pydantic import Field
 
 from agentcli.adapters.base import ModelTurn
-from agentcli.adapters.react_parser import QUOTE_LIMIT, clean_tool_name, cut_observation, parse_react
+from agentcli.adapters.react_parser import parse_react
+from agentcli.adapters.text_protocol import clean_tool_name, cut_observation
 from agentcli.errors import FormatError
+from agentcli.text import QUOTE_LIMIT
 from agentcli.tools.registry import ToolRegistry
 
 
@@ -71,9 +73,14 @@ ACTIONS = [
         id="bare-fence-and-prose-after",
     ),
     pytest.param(
-        'Sure! Let me look.\nThought: x\nAction: read_file\nAction Input: here it is {"path": "a"} ok?',
+        'Sure! Let me look.\nThought: x\nAction: read_file\nAction Input: {"path": "a"} ok?',
         ("Sure! Let me look.\nx", "read_file", {"path": "a"}),
         id="prose-before-and-after",
+    ),
+    pytest.param(  # only an input that starts with `{` is JSON (issue 9 item 3)
+        'Action: read_file\nAction Input: here it is {"path": "a"}',
+        ("", "read_file", {"path": 'here it is {"path": "a"}'}),
+        id="text-before-a-brace-is-bare",
     ),
     pytest.param(
         'Action: add\nAction Input: {"a": 1, "b": 2, "meta": {"deep": {"deeper": [1, {"x": "}"}]}}}',

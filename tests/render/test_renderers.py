@@ -27,7 +27,7 @@ from agentcli.render import make_renderer
 
 TOTAL = Usage(120, 30, 64)
 RUN: list[Event] = [
-    RunStarted("multiply", "native", "m"),
+    RunStarted("multiply", "native", "m", "api.example.com"),
     StepStarted(1, 15),
     ModelTextDelta(1, "Reading the "),
     ModelTextDelta(1, "notes."),
@@ -66,7 +66,8 @@ def fixed_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_plain_puts_only_the_answer_on_stdout_verbatim() -> None:
     out, err = render("plain", RUN)
     assert out == "The product is 42.\n\n- six\n- seven\n"
-    assert err.splitlines()[:4] == [
+    assert err.splitlines()[:5] == [
+        "== agentcli · model m · mode native · → api.example.com",
         "== step 1/15 · thinking",
         "Reading the notes.",
         "-> calls: read_file",

@@ -45,7 +45,7 @@ def test_schema_comes_from_the_signature_and_docstring(registry: ToolRegistry) -
         "type": "function",
         "function": {
             "name": "greet",
-            "description": "Greet someone. Used only by these tests.",
+            "description": "Greet someone.",  # the first paragraph only
             "parameters": {
                 "additionalProperties": False,
                 "properties": {

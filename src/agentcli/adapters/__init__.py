@@ -14,22 +14,24 @@ __all__ = ["MODES", "Adapter", "ModelTurn", "NativeAdapter", "make_adapter"]
 
 
 def _react(tools: ToolRegistry) -> Adapter:
-    from agentcli.adapters.react import ReactAdapter  # text modes are imported only when chosen
+    from agentcli.adapters.react import REACT  # text modes are imported only when chosen
+    from agentcli.adapters.text_protocol import TextAdapter
 
-    return ReactAdapter(tools)
+    return TextAdapter(REACT, tools)
 
 
 def _json(tools: ToolRegistry) -> Adapter:
-    from agentcli.adapters.json_mode import JsonAdapter
+    from agentcli.adapters.json_mode import JSON
+    from agentcli.adapters.text_protocol import TextAdapter
 
-    return JsonAdapter(tools)
+    return TextAdapter(JSON, tools)
 
 
 _FACTORIES: dict[ModeName, Callable[[ToolRegistry], Adapter]] = {
     "native": lambda tools: NativeAdapter(),
     "react": _react,
     "json": _json,
-    "auto": lambda tools: NativeAdapter(fallback=_react(tools)),
+    "auto": lambda tools: NativeAdapter(),  # the engine switches to FALLBACKS["auto"] when tools are refused
 }
 
 if tuple(_FACTORIES) != MODES:  # pragma: no cover - fails at import, so no mode can lack an adapter

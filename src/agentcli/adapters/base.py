@@ -19,17 +19,11 @@ class ModelTurn:
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
 
-    @property
-    def is_answer(self) -> bool:
-        return not self.tool_calls
-
 
 class Adapter(Protocol):
     """One protocol mode (native, react, json). Decoding raises FormatError with a hint for the model."""
 
     name: str
-    fallback: Adapter | None
-    """The adapter to switch to when the server rejects this one's requests (auto mode), else None."""
 
     def build_request(self, system_prompt: str, messages: Sequence[Message], tools: ToolRegistry) -> ChatRequest:
         """The request for the next step: the system prompt first, then the Conversation, unchanged in order."""

@@ -1,5 +1,5 @@
 """Json mode: `response_format={"type": "json_object"}`; the model replies `{"thought", "action", "params"}`
-or `{"final_answer"}`. It shares react's tool list and folding; its parser is json_parser.py."""
+or `{"final_answer"}`. The adapter is the shared TextAdapter (text_protocol.py); the parser is json_parser.py."""
 
 from __future__ import annotations
 
@@ -7,43 +7,10 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from agentcli.adapters.base import Adapter, ModelTurn
-from agentcli.adapters.folding import WrittenCall, fold_messages
+from agentcli.adapters.folding import WrittenCall
 from agentcli.adapters.json_parser import parse_json_reply
-from agentcli.adapters.prompts import JSON_NO_TOOLS, JSON_PROTOCOL, TOOLS_HEADER
-from agentcli.adapters.react import tool_list
-from agentcli.llm.types import ChatRequest, Completion, Message
-from agentcli.tools.registry import ToolRegistry
-
-
-class JsonAdapter:
-    """The JSON-object protocol for endpoints without `tools`; ids `json_1`, `json_2`, ..."""
-
-    name = "json"
-
-    def __init__(self, tools: ToolRegistry) -> None:
-        self.tools = tools
-        self.fallback: Adapter | None = None
-        self._calls = 0
-
-    def system_prompt(self, base: str, tools: ToolRegistry) -> str:
-        if not len(tools):
-            return f"{base}\n\n{JSON_NO_TOOLS}"
-        return f"{base}\n\n{TOOLS_HEADER}\n{tool_list(tools)}\n\n{JSON_PROTOCOL}"
-
-    def build_request(self, system_prompt: str, messages: Sequence[Message], tools: ToolRegistry) -> ChatRequest:
-        folded = fold_messages(messages, write_json_calls)
-        return {
-            "messages": [{"role": "system", "content": system_prompt}, *folded],
-            "response_format": {"type": "json_object"},
-        }
-
-    def decode(self, completion: Completion) -> ModelTurn:
-        if completion.tool_calls:  # a server that parsed a call itself: take it as it is
-            return ModelTurn(completion.content, completion.tool_calls)
-        turn = parse_json_reply(completion.content, f"json_{self._calls + 1}", self.tools)
-        self._calls += len(turn.tool_calls)
-        return turn
+from agentcli.adapters.prompts import JSON_NO_TOOLS, JSON_PROTOCOL
+from agentcli.adapters.text_protocol import TextProtocol, UnreadableJson, decode_whole_json
 
 
 def write_json_calls(thought: str, calls: Sequence[WrittenCall]) -> str:
@@ -59,6 +26,16 @@ def _params(arguments: str) -> Any:
     if not arguments.strip():
         return {}
     try:
-        return json.loads(arguments)
-    except (json.JSONDecodeError, RecursionError):
+        return decode_whole_json(arguments)
+    except UnreadableJson:
         return arguments  # broken arguments are shown as the model sent them
+
+
+JSON = TextProtocol(
+    name="json",
+    parse=parse_json_reply,
+    write_calls=write_json_calls,
+    instructions=JSON_PROTOCOL,
+    without_tools=JSON_NO_TOOLS,
+    request_extras={"response_format": {"type": "json_object"}},
+)

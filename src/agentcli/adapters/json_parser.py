@@ -2,10 +2,14 @@
 
 The reply should be one object, `{"thought", "action", "params"}` or `{"final_answer"}`. A fenced or
 prose-wrapped object is still found: each `{` is tried with a JSON decoder until one yields an object with
-an `action` or `final_answer`. Text after a line that starts with `Observation:` is never read (the model
-wrote it, no tool did). A non-empty `action` wins over a `final_answer` in the same object, as in react:
-the model has not seen the tool's result yet; an empty `action`, or "FINISH", "none"... (not a tool's
-name), is no action. `params` missing is {}; a string is bound like a bare react Action Input.
+protocol keys. Text after a line that starts with `Observation:` is never read (the model wrote it, no tool
+did). A non-empty `action` wins over a `final_answer` in the same object, as in react: the model has not seen
+the tool's result yet; an empty `action`, or "FINISH", "none"... (not a tool's name), is no action. `params`
+missing is {}; a string is bound like a bare react Action Input.
+
+Two other common shapes are read too (the prompt still teaches only the one above):
+`{"action": "Final Answer", "action_input": "4"}` is the final answer "4", and `{"name": ..., "arguments": ...}`
+(Hermes / OpenAI style, arguments an object or a JSON string; Llama 3 says `parameters`) is a tool call.
 """
 
 from __future__ import annotations
@@ -13,20 +17,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
-
+from agentcli.adapters import text_protocol as shared
 from agentcli.adapters.base import ModelTurn
 from agentcli.adapters.prompts import JSON_FORMAT_REMINDER
-from agentcli.adapters.react_parser import (
-    bare_arguments,
-    clean_tool_name,
-    cut_observation,
-    is_no_action,
-    parameters_hint,
-    quote,
-)
 from agentcli.errors import FormatError
 from agentcli.llm.types import ToolCall
+from agentcli.text import quote
 
 if TYPE_CHECKING:
     from agentcli.tools.registry import ToolRegistry
@@ -34,38 +30,26 @@ if TYPE_CHECKING:
 MAX_CANDIDATES = 100
 """How many `{` positions are tried before a reply is declared to hold no object (bounds the work)."""
 
-_KEYS = frozenset({"action", "tool", "final_answer", "answer"})
-_DECODER = json.JSONDecoder(strict=False)
-
-
-class JsonReply(BaseModel):
-    """The object of a json-mode reply; a few common synonyms of the keys are accepted."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    thought: str | None = None
-    action: str | None = Field(None, validation_alias=AliasChoices("action", "tool"))
-    params: Any = Field(None, validation_alias=AliasChoices("params", "parameters", "arguments", "action_input"))
-    final_answer: Any = Field(None, validation_alias=AliasChoices("final_answer", "answer"))
+_ACTION_KEYS = ("action", "tool")
+_PARAMS_KEYS = ("params", "parameters", "arguments", "action_input")
+_ANSWER_KEYS = ("final_answer", "answer")
 
 
 def parse_json_reply(text: str, call_id: str, tools: ToolRegistry | None = None) -> ModelTurn:
     """Decode one json-mode reply; `call_id` names its tool call; `tools` only binds a string `params`."""
-    found = find_object(cut_observation(text.replace("\r\n", "\n").replace("\r", "\n"))[0])
+    found = find_object(shared.cut_observation(text.replace("\r\n", "\n").replace("\r", "\n"))[0])
     if found is None:
         _fail(f"Your reply holds no JSON object: {quote(text.strip())}.")
-    try:
-        reply = JsonReply.model_validate(found)
-    except ValidationError as exc:
-        problems = "; ".join(f"'{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in exc.errors())
-        _fail(f"Your JSON object is not valid ({problems}).")
-    name = clean_tool_name(reply.action or "")
-    if name and not is_no_action(name, tools):
-        call = ToolCall(call_id, name, _arguments(reply.params, name, tools))
-        return ModelTurn((reply.thought or "").strip(), (call,))
-    if reply.final_answer is None:
+    thought, action = _text_field(found, ("thought",)), _text_field(found, _action_keys(found))
+    params = _field(found, _PARAMS_KEYS)
+    name = shared.clean_tool_name(action)
+    if name and not shared.is_no_action(name, tools):
+        return ModelTurn(thought.strip(), (ToolCall(call_id, name, _arguments(params, name, tools)),))
+    answer = _field(found, _ANSWER_KEYS)
+    if answer is None and name and isinstance(params, str | int | float):  # {"action": "Final Answer", ...}
+        answer = params
+    if answer is None:
         _fail('Your JSON object has neither a tool "action" nor a "final_answer".')
-    answer = reply.final_answer
     answer = (answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)).strip()
     if not answer:
         _fail('Your "final_answer" is empty.')
@@ -73,22 +57,49 @@ def parse_json_reply(text: str, call_id: str, tools: ToolRegistry | None = None)
 
 
 def find_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in the text with a protocol key, else the first object, else None."""
+    """The first JSON object in the text with protocol keys, else the first object, else None."""
     first: dict[str, Any] | None = None
     start = text.find("{")
     for _ in range(MAX_CANDIDATES):
         if start < 0:
             break
         try:
-            value, end = _DECODER.raw_decode(text, start)
-        except (json.JSONDecodeError, RecursionError):
+            value, end = shared.decode_json(text, start)
+        except shared.NumberTooLong as exc:
+            _fail(f"Your JSON object {exc}; send such a number as a string.")
+        except shared.UnreadableJson:
             start = text.find("{", start + 1)
             continue
-        if _KEYS.intersection(value):
+        if _is_protocol(value):
             return dict(value)
         first = first if first is not None else dict(value)
         start = text.find("{", end)
     return first
+
+
+def _is_protocol(found: dict[str, Any]) -> bool:
+    return any(key in found for key in (*_ACTION_KEYS, *_ANSWER_KEYS)) or _action_keys(found) == ("name",)
+
+
+def _action_keys(found: dict[str, Any]) -> tuple[str, ...]:
+    """Where the tool's name is: `action` or `tool`, else `name` beside `arguments` (Hermes / OpenAI) or
+    `parameters` (Llama 3); a `name` alone is just data."""
+    if "name" in found and not any(key in found for key in _ACTION_KEYS) and {"arguments", "parameters"} & found.keys():
+        return ("name",)
+    return _ACTION_KEYS
+
+
+def _field(found: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    """The value of the first of `keys` the object has (even null), else None."""
+    return next((found[key] for key in keys if key in found), None)
+
+
+def _text_field(found: dict[str, Any], keys: tuple[str, ...]) -> str:
+    value = _field(found, keys)
+    if value is not None and not isinstance(value, str):
+        key = next(key for key in keys if key in found)
+        _fail(f"Your JSON object is not valid ('{key}' must be a string, not {type(value).__name__}).")
+    return value or ""
 
 
 def _arguments(params: Any, name: str, tools: ToolRegistry | None) -> str:
@@ -96,17 +107,19 @@ def _arguments(params: Any, name: str, tools: ToolRegistry | None) -> str:
         return "{}"
     if isinstance(params, str) and params.strip().startswith("{"):
         try:
-            params = json.loads(params)  # an object sent as a JSON string
-        except (json.JSONDecodeError, RecursionError):
+            params = shared.decode_whole_json(params)  # an object sent as a JSON string
+        except shared.NumberTooLong as exc:
+            _fail(f'Your "params" {exc}; send such a number as a string.')
+        except shared.UnreadableJson:
             _fail(f'Your "params" is not a valid JSON object: {quote(params)}.')
     if isinstance(params, dict):
         return json.dumps(params, ensure_ascii=False)
     if not isinstance(params, str):
         _fail(f'Your "params" must be a JSON object, not {type(params).__name__}.')
     value = params.strip()
-    arguments = bare_arguments(tools, name, value)
+    arguments = shared.bare_arguments(tools, name, value)
     if arguments is None:
-        _fail(f'Your "params" {quote(value)} is not a JSON object.{parameters_hint(tools, name)}')
+        _fail(f'Your "params" {quote(value)} is not a JSON object.{shared.parameters_hint(tools, name)}')
     return arguments
 
 

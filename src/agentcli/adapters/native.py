@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentcli.adapters.base import Adapter, ModelTurn
+from agentcli.adapters.base import ModelTurn
 from agentcli.llm.types import ChatRequest, Completion, Message
 from agentcli.tools.registry import ToolRegistry
 
@@ -13,9 +13,6 @@ class NativeAdapter:
     """The Conversation is sent as it is; every tool call in the reply is kept."""
 
     name = "native"
-
-    def __init__(self, fallback: Adapter | None = None) -> None:
-        self.fallback = fallback
 
     def system_prompt(self, base: str, tools: ToolRegistry) -> str:
         return base

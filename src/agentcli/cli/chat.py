@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from agentcli.cli.exits import EXIT_ANSWER, guarded
+from agentcli.cli.exits import EXIT_ANSWER, WRITE_FAILURES, guarded
 from agentcli.cli.options import RunOptions, with_run_options
 from agentcli.cli.turn import answer_question, undecodable
 from agentcli.errors import AgentError
 
 if TYPE_CHECKING:
     from agentcli.agent import Agent
+    from agentcli.cli.approval import Approval
 
 HELP = """Commands:
   /help    this text
@@ -66,20 +67,28 @@ def _lines() -> Iterator[str]:
 def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
     settings = options.settings()
+    tools = options.extra_tools()
     from agentcli.agent import Agent
+    from agentcli.cli.approval import Approval
 
-    with Agent(settings) as agent:
-        _talk(agent, options)
+    approval = Approval(yes=options.yes)
+    with Agent(settings, tools, before_call=approval) as agent:
+        _talk(agent, options, approval)
     raise typer.Exit(EXIT_ANSWER)
 
 
-def _talk(agent: Agent, options: RunOptions) -> None:
+def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
     """The read-answer loop, until /exit or the end of input."""
     from agentcli.render import make_renderer
 
     settings = agent.settings
     kind = options.output_kind()
-    say = sys.stderr.write
+    from agentcli.render.text import visible
+
+    def say(text: str) -> None:
+        # Errors quote the server and the model: their control codes are shown, never obeyed.
+        sys.stderr.write(visible(text))
+
     if sys.stdin.isatty():
         say(f"agentcli chat · model {settings.model} · mode {settings.mode} · → {settings.endpoint} · /help\n")
     for line in _lines():
@@ -101,12 +110,15 @@ def _talk(agent: Agent, options: RunOptions) -> None:
             say("that line holds bytes that are not valid text; nothing was sent\n")
         else:
             try:
-                answer_question(agent, text, make_renderer(kind, sys.stdout, sys.stderr))
+                approval.renderer = make_renderer(kind, sys.stdout, sys.stderr)
+                answer_question(agent, text, approval.renderer)
             except KeyboardInterrupt as exc:
                 say(f"\nturn cancelled {exc}; the conversation is as it was before it\n")
             except AgentError as exc:  # a bug or a refusal in one turn must not end the session
                 say(f"error: {exc}\n")
             except Exception as exc:
+                if isinstance(exc, OSError) and exc.errno in WRITE_FAILURES:
+                    raise  # the output is gone (a closed pipe, a full disk): the session cannot go on
                 if os.environ.get("AGENTCLI_DEBUG") == "1":
                     raise
                 say(f"internal error: {type(exc).__name__}: {exc} (the session goes on)\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import os
 import sys
@@ -17,14 +19,36 @@ EXIT_NO_ANSWER = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
+WRITE_FAILURES = {
+    errno.EPIPE: "the reader closed the pipe",
+    errno.ENOSPC: "no space left on device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EFBIG: "the file is too large",
+}
+"""Why stdout may refuse the answer; any of these ends the command with exit 1 and says so."""
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
 def fail(message: str, code: int) -> typer.Exit:
-    """Print `message` to stderr and return the Exit to raise."""
-    sys.stderr.write(message.rstrip() + "\n")
+    """Print `message` to stderr and return the Exit to raise.
+
+    Messages quote the server, files and the model, so control codes are shown escaped; a stderr that
+    refuses the message (a full disk) must not turn the exit into a traceback.
+    """
+    from agentcli.render.text import visible  # here, not at the top: `agent --help` stays lean
+
+    with contextlib.suppress(OSError):
+        sys.stderr.write(visible(message.rstrip()) + "\n")
+        sys.stderr.flush()
     return typer.Exit(code)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at nothing, so the flush at interpreter exit does not fail a second time."""
+    with contextlib.suppress(OSError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def guarded(command: Callable[P, R]) -> Callable[P, R]:
@@ -33,7 +57,10 @@ def guarded(command: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return command(*args, **kwargs)
+            try:
+                return command(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # a write cut short fails here, mapped below, not silently at exit
         except ConfigError as exc:
             raise fail(f"error: {exc}", EXIT_USAGE) from None
         except KeyboardInterrupt as exc:
@@ -42,14 +69,20 @@ def guarded(command: Callable[P, R]) -> Callable[P, R]:
             raise fail(f"error: {exc}", EXIT_NO_ANSWER) from None
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
-        except BrokenPipeError:
-            # The reader went away (`| head -1`): point stdout at nothing so the exit flush stays quiet.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            raise typer.Exit(EXIT_NO_ANSWER) from None
+        except OSError as exc:
+            if exc.errno not in WRITE_FAILURES:
+                raise _internal(exc) from None
+            # `| head -1` or a full disk: the answer did not arrive whole, which is not success.
+            _silence_stdout()
+            raise fail(f"error: could not write the answer: {WRITE_FAILURES[exc.errno]}", EXIT_NO_ANSWER) from None
         except Exception as exc:
-            if os.environ.get("AGENTCLI_DEBUG") == "1":
-                raise
-            message = f"internal error: {type(exc).__name__}: {exc} (set AGENTCLI_DEBUG=1 for a traceback)"
-            raise fail(message, EXIT_NO_ANSWER) from None
+            raise _internal(exc) from None
 
     return wrapper
+
+
+def _internal(exc: Exception) -> typer.Exit:
+    """A bug: one line, or the traceback with AGENTCLI_DEBUG=1."""
+    if os.environ.get("AGENTCLI_DEBUG") == "1":
+        raise exc
+    return fail(f"internal error: {type(exc).__name__}: {exc} (set AGENTCLI_DEBUG=1 for a traceback)", EXIT_NO_ANSWER)

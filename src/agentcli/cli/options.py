@@ -12,12 +12,15 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_type_hints
 
 import typer
 
 from agentcli.config import Choices, Settings, load_settings
 from agentcli.modes import ModeName
+
+if TYPE_CHECKING:
+    from agentcli.tools.registry import Tool
 
 OutputName = Literal["rich", "plain", "json"]
 
@@ -32,6 +35,14 @@ Mode = Annotated[
 Workspace = Annotated[
     Path | None,
     typer.Option("--workspace", help="Sandbox root of the file tools [default: the current directory]."),
+]
+ToolFiles = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--tools",
+        help="Load the @agentcli.tool functions of this Python file (repeatable). Nothing is loaded unasked.",
+        show_default=False,
+    ),
 ]
 
 
@@ -74,6 +85,10 @@ class RunOptions:
         None
     )
     model: Annotated[str | None, typer.Option("--model", help="Overrides LLM_MODEL_NAME.", show_default=False)] = None
+    tools: ToolFiles = None
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Approve every call of a tool that asks for approval.", show_default=False)
+    ] = False
 
     def settings(self) -> Settings:
         """Settings from these options > the environment > `.env`; a model must be configured."""
@@ -88,6 +103,12 @@ class RunOptions:
             stream=self.stream,
             **choices,
         ).require_model()
+
+    def extra_tools(self) -> list[Tool]:
+        """The tools of installed plugins and of the --tools files (a broken one is a usage error, exit 2)."""
+        from agentcli.tools.loading import load_tools
+
+        return load_tools(self.tools or ())
 
     def output_kind(self) -> OutputName:
         if self.output is None:

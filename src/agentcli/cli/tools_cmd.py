@@ -24,12 +24,17 @@ def list_tools(
     ] = False,
     mode: opt.Mode = Settings.mode,
     workspace: opt.Workspace = None,
+    files: opt.ToolFiles = None,
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
     from agentcli.tools.builtin import builtin_tools
+    from agentcli.tools.loading import load_tools
 
     settings = Settings(mode=mode, workspace=workspace or Path.cwd())  # no model needed: the environment is not read
-    tools = builtin_tools(settings.workspace)
+    extra = load_tools(files or ())
+    tools = builtin_tools(settings=settings)
+    for tool in extra:
+        tools.add(tool)
     if as_json:
         if mode in ("react", "json"):
             from agentcli.adapters import make_adapter
@@ -43,10 +48,11 @@ def list_tools(
     from rich.table import Table
 
     table = Table(title="Tools", title_justify="left", show_lines=True)
-    for column in ("name", "description", "parameters"):
+    for column in ("name", "description", "parameters", "source"):
         table.add_column(column, overflow="fold")
     for tool in tools:
-        table.add_row(tool.name, tool.description, _parameter_lines(tool.parameters))
+        approval = "\n(asks for approval)" if tool.requires_approval else ""
+        table.add_row(tool.name, tool.description, _parameter_lines(tool.parameters), tool.source + approval)
     Console().print(table)
 
 

@@ -11,11 +11,13 @@ from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
+from agentcli.engine.policy import BeforeCall, Deny, PendingCall, allow_all
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import FormatError, LLMError, StreamCutError, ToolsUnsupportedError
 from agentcli.events import (
     AnswerReady,
+    CallDenied,
     Event,
     FormatProblem,
     JudgeVerdict,
@@ -63,6 +65,7 @@ class Engine:
         max_steps: int = 15,
         judge: Judge | None = None,
         base_prompt: str = BASE_SYSTEM_PROMPT,
+        before_call: BeforeCall = allow_all,
     ) -> None:
         self.client = client
         self.tools = tools
@@ -71,6 +74,7 @@ class Engine:
         self.max_steps = max_steps
         self.judge = judge
         self.base_prompt = base_prompt
+        self.before_call = before_call
         self._adapters: dict[ModeName, Adapter] = {}
         self._handlers: dict[State, Handler] = {
             State.THINKING: self._think,
@@ -173,21 +177,37 @@ class Engine:
             if call.id in answered:
                 continue
             yield ToolCalled(run.step, call.id, call.name, call.arguments)
-            signature = self.tools.signature(call.name, call.arguments)
-            notice = run.guard.check(signature, call.name, run.step, call.id)
+            pending = PendingCall(call.id, call.name, call.arguments, self.tools.get(call.name), run.step)
+            notice = self._repeat_notice(run, pending)
             if notice is None:
-                result = self.tools.call(call.name, call.arguments)
-                content, is_error, elapsed = result.content, result.is_error, result.elapsed_ms
+                returned = yield from self._call(pending)
             else:
                 blocked += 1
-                content, is_error, elapsed = notice, True, 0.0
-            conversation.add_tool_result(call.id, content)
-            yield ToolReturned(run.step, call.id, call.name, content, is_error, elapsed, skipped=notice is not None)
+                returned = ToolReturned(run.step, call.id, call.name, notice, True, 0.0, skipped=True)
+            conversation.add_tool_result(call.id, returned.content)
+            yield returned
         run.stuck_turns = run.stuck_turns + 1 if blocked == len(run.pending) else 0
         run.pending = ()
         if run.stuck_turns >= MAX_STUCK_TURNS:
             return run.fail(f"The model repeated calls it had already made {run.stuck_turns} turns in a row.")
         return State.THINKING
+
+    def _call(self, call: PendingCall) -> Generator[Event, None, ToolReturned]:
+        """Run one call unless the before_call policy denies it; a denial is the call's result."""
+        decision = self.before_call(call)
+        if isinstance(decision, Deny):
+            yield CallDenied(call.step, call.id, call.name, decision.reason)
+            return ToolReturned(call.step, call.id, call.name, decision.reason, True, 0.0)
+        result = self.tools.call(call.name, call.arguments)
+        return ToolReturned(call.step, call.id, call.name, result.content, result.is_error, result.elapsed_ms)
+
+    def _repeat_notice(self, run: RunState, call: PendingCall) -> str | None:
+        """The repeat guard's answer instead of running a call; None to run it. A call with side effects
+        (`idempotent=False`) may rightly be made again, so the guard never sees it."""
+        if call.tool is not None and not call.tool.idempotent:
+            return None
+        signature = self.tools.signature(call.name, call.arguments)
+        return run.guard.check(signature, call.name, run.step, call.id)
 
     # VALIDATING --------------------------------------------------------------------------------------
     def _validate(self, run: RunState, session: Session) -> Step:

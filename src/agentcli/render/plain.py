@@ -1,4 +1,7 @@
-"""Plain text for pipes and logs: stable lines, no ANSI; the answer verbatim, last, on stdout."""
+"""Plain text for pipes and logs: stable lines, no ANSI; the answer last, on stdout.
+
+Everything written goes through `visible`: a log that is `cat`-ed later must not carry control codes either.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ from typing import IO
 
 from agentcli.events import (
     AnswerReady,
+    CallDenied,
     Event,
     FormatProblem,
     JudgeVerdict,
@@ -15,12 +19,24 @@ from agentcli.events import (
     ModeSwitched,
     RunFailed,
     RunFinished,
+    RunStarted,
     StepRetried,
     StepStarted,
     ToolCalled,
     ToolReturned,
 )
-from agentcli.render.text import preview, summary, tool_facts
+from agentcli.render.output import write_all
+from agentcli.render.text import (
+    ARGUMENTS_CHARS,
+    NAME_CHARS,
+    PREVIEW_CHARS,
+    clip,
+    headline,
+    preview,
+    summary,
+    tool_facts,
+    visible,
+)
 
 
 class PlainRenderer:
@@ -31,7 +47,9 @@ class PlainRenderer:
         self._answer: str | None = None
 
     def _say(self, text: str) -> None:
-        self._err.write(text + "\n")
+        """One line (or more) on stderr, after any open line of streamed text."""
+        self._end_stream()
+        self._err.write(visible(text) + "\n")
         self._err.flush()
 
     def _end_stream(self) -> None:
@@ -42,11 +60,12 @@ class PlainRenderer:
 
     def handle(self, event: Event) -> None:
         match event:
+            case RunStarted() as started:
+                self._say(f"== {headline(started)}")
             case StepStarted(step=step, max_steps=limit):
                 self._say(f"== step {step}/{limit} · thinking")
-                self._streamed = False
             case ModelTextDelta(text=text):
-                self._err.write(text)
+                self._err.write(visible(text))
                 self._streamed = True
             case ModelTurnDecoded(content=content, tool_calls=calls):
                 if self._streamed:
@@ -54,19 +73,20 @@ class PlainRenderer:
                 elif content:
                     self._say(content)
                 if calls:
-                    self._say("-> calls: " + ", ".join(call["name"] for call in calls))
+                    self._say("-> calls: " + ", ".join(clip(call["name"], NAME_CHARS) for call in calls))
             case ToolCalled(name=name, arguments=arguments):
-                self._say(f"== tool {name} {arguments}")
+                self._say(f"== tool {clip(name, NAME_CHARS)} {clip(arguments, ARGUMENTS_CHARS)}")
+            case CallDenied(name=name, reason=reason):
+                self._say(f"== not run: {clip(name, NAME_CHARS)}: {reason}")
             case ToolReturned() as result:
                 self._say(f"-- {tool_facts(result)}")
                 self._say(textwrap.indent(preview(result.content), "   "))
             case StepRetried(reason=reason):
-                self._end_stream()
                 self._say(f"== {reason} Asking again; the text above is void.")
             case FormatProblem(message=message):
                 self._say(f"== format error: {message}")
             case JudgeVerdict(passed=passed, missing=missing, note=note):
-                verdict = "passed" if passed else f"rejected: {missing}"
+                verdict = "passed" if passed else f"rejected: {clip(missing, PREVIEW_CHARS)}"
                 self._say(f"== judge {verdict}" + (f" ({note})" if note else ""))
             case ModeSwitched(old=old, new=new, reason=reason):
                 self._say(f"== mode {old} -> {new}: {reason}")
@@ -75,15 +95,15 @@ class PlainRenderer:
                     self._say(f"warning: {warning}")
                 self._answer = answer
             case RunFailed(reason=reason):
-                self._end_stream()
                 self._say(f"error: {reason}")
             case RunFinished() as final:
                 self._say(f"== {summary(final)}")
                 if self._answer is not None:
-                    self._out.write(self._answer + ("" if self._answer.endswith("\n") else "\n"))
-                    self._out.flush()
+                    answer = visible(self._answer)
+                    write_all(self._out, answer + ("" if answer.endswith("\n") else "\n"))
                     self._answer = None
 
     def close(self) -> None:
+        self._end_stream()
         self._err.flush()
         self._out.flush()

@@ -1,6 +1,8 @@
 """Rich panels for a terminal: THINKING (streamed live), TOOL, JUDGE, ANSWER, and a closing line.
 
 Progress goes to stderr; the ANSWER panel goes to stdout. Rich itself honours NO_COLOR and the width.
+Untrusted text enters Rich only as `Text(visible(...))`, never as markup (a tool named `[link=...]` would
+become a hyperlink) and never with a control code in it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from rich.text import Text
 
 from agentcli.events import (
     AnswerReady,
+    CallDenied,
     Event,
     FormatProblem,
     JudgeVerdict,
@@ -25,12 +28,24 @@ from agentcli.events import (
     ModeSwitched,
     RunFailed,
     RunFinished,
+    RunStarted,
     StepRetried,
     StepStarted,
     ToolCalled,
     ToolReturned,
 )
-from agentcli.render.text import preview, summary, tool_facts
+from agentcli.render.output import write_all
+from agentcli.render.text import (
+    ARGUMENTS_CHARS,
+    NAME_CHARS,
+    PREVIEW_CHARS,
+    clip,
+    headline,
+    preview,
+    summary,
+    tool_facts,
+    visible,
+)
 
 
 class RichRenderer:
@@ -45,6 +60,8 @@ class RichRenderer:
 
     def handle(self, event: Event) -> None:
         match event:
+            case RunStarted() as started:
+                self._err.print(_text(headline(started), style="dim"))
             case StepStarted(step=step, max_steps=limit):
                 self._title = f"THINKING · step {step}/{limit}"
                 self._text = ""
@@ -53,44 +70,50 @@ class RichRenderer:
                     self._live = Live(self._thinking(waiting=True), console=self._err, refresh_per_second=12)
                     self._live.start()
             case ModelTextDelta(text=text):
-                self._text += text
+                self._text += visible(text)  # escaped piece by piece: the panel is redrawn often
                 if self._live is not None:
                     self._live.update(self._thinking(waiting=True))
             case ModelTurnDecoded(content=content, tool_calls=calls):
-                self._text = self._text or content
+                self._text = self._text or visible(content)
                 if calls:
-                    self._text += ("\n" if self._text else "") + "→ " + ", ".join(c["name"] for c in calls)
+                    names = ", ".join(visible(clip(c["name"], NAME_CHARS)) for c in calls)
+                    self._text += ("\n" if self._text else "") + "→ " + names
                 self._end_live()
             case ToolCalled() as call:
                 self._calls[call.call_id] = call
+            case CallDenied(name=name, reason=reason):
+                self._err.print(Text(visible(f"✗ not run: {clip(name, NAME_CHARS)}: {reason}"), style="yellow"))
             case ToolReturned() as result:
                 self._err.print(self._tool_panel(result))
             case StepRetried(reason=reason):
-                self._text += f"\n[{reason} Asking again; this text is void.]"
+                self._text += visible(f"\n[{reason} Asking again; this text is void.]")
                 self._end_live()
             case FormatProblem(message=message, hint=hint):
                 self._end_live()
-                body = Text(f"{message}\n\nTold the model: {hint}")
+                body = _text(f"{message}\n\nTold the model: {hint}")
                 self._err.print(Panel(body, title="FORMAT ERROR", title_align="left", border_style="yellow"))
             case JudgeVerdict(passed=passed, missing=missing, note=note):
-                verdict = Text("✓ passed", style="green") if passed else Text(f"✗ {missing}", style="red")
+                if passed:
+                    verdict = Text("✓ passed", style="green")
+                else:
+                    verdict = _text(f"✗ {clip(missing, PREVIEW_CHARS)}", style="red")
                 if note:
-                    verdict.append(f"\n{note}", style="yellow")
+                    verdict.append(visible(f"\n{note}"), style="yellow")
                 self._err.print(Panel(verdict, title="JUDGE", title_align="left", border_style="magenta"))
             case ModeSwitched(old=old, new=new, reason=reason):
                 self._end_live()
-                body = Text(f"{old} → {new}\n{reason}")
+                body = _text(f"{old} → {new}\n{reason}")
                 self._err.print(Panel(body, title="MODE", title_align="left", border_style="yellow"))
             case AnswerReady(answer=answer, warning=warning):
                 if warning:
-                    self._err.print(Text(f"warning: {warning}", style="yellow"))
+                    self._err.print(_text(f"warning: {warning}", style="yellow"))
                 self._print_answer(answer)
             case RunFailed(reason=reason):
                 self._end_live()
-                self._err.print(Panel(Text(reason), title="FAILED", title_align="left", border_style="red"))
+                self._err.print(Panel(_text(reason), title="FAILED", title_align="left", border_style="red"))
             case RunFinished() as final:
                 self._end_live()  # an interrupted step leaves its panel open
-                self._err.print(Text(summary(final), style="dim"))
+                self._err.print(_text(summary(final), style="dim"))
 
     def close(self) -> None:
         self._end_live()
@@ -118,15 +141,16 @@ class RichRenderer:
         call = self._calls.pop(result.call_id, None)
         arguments = _pretty_arguments(call.arguments) if call else ""
         body = Text()
-        body.append(arguments + "\n", style="cyan")
+        body.append(visible(arguments) + "\n", style="cyan")
         style = "yellow" if result.skipped else "red" if result.is_error else "default"
-        body.append(preview(result.content), style=style)
+        body.append(visible(preview(result.content)), style=style)
         border = "yellow" if result.skipped else "red" if result.is_error else "green"
-        title = f"TOOL · {result.name}"
-        return Panel(body, title=title, title_align="left", subtitle=tool_facts(result), border_style=border)
+        title = _text(f"TOOL · {clip(result.name, NAME_CHARS)}")  # a Text: a str title would be read as markup
+        return Panel(body, title=title, title_align="left", subtitle=Text(tool_facts(result)), border_style=border)
 
     def _print_answer(self, answer: str) -> None:
         """The answer, verbatim: Markdown is highlighted, never re-flowed (`**kwargs` stays `**kwargs`)."""
+        answer = visible(answer)
         out = Console(file=self._out_file, highlight=False)
         if out.is_terminal:
             from rich.syntax import Syntax
@@ -137,11 +161,20 @@ class RichRenderer:
             widest = max((cell_len(line) for line in answer.expandtabs().splitlines()), default=0)
             out = Console(file=self._out_file, highlight=False, width=max(out.width, widest + 4))
             body = Text(answer, tab_size=8)
-        out.print(Panel(body, title="ANSWER", title_align="left", border_style="green"))
+        with out.capture() as captured:  # written in one piece, so a write cut short is noticed
+            out.print(Panel(body, title="ANSWER", title_align="left", border_style="green"))
+        write_all(self._out_file, captured.get())
+
+
+def _text(text: str, style: str = "") -> Text:
+    return Text(visible(text), style=style)
 
 
 def _pretty_arguments(arguments: str) -> str:
+    """Valid JSON on one line with its escapes resolved; anything else (or anything long) as sent, clipped."""
+    if len(arguments) > ARGUMENTS_CHARS:
+        return clip(arguments, ARGUMENTS_CHARS)
     try:
-        return json.dumps(json.loads(arguments), ensure_ascii=False)
-    except (json.JSONDecodeError, RecursionError):
+        return clip(json.dumps(json.loads(arguments), ensure_ascii=False), ARGUMENTS_CHARS)
+    except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
         return arguments

@@ -1,11 +1,43 @@
-"""Wording shared by the renderers, so plain text and panels say the same things."""
+"""Wording shared by the renderers, so plain text and panels say the same things, and the one guard
+that keeps untrusted text (files, tools, the model, the server) from reaching a terminal as control codes."""
 
 from __future__ import annotations
 
-from agentcli.events import RunFinished, ToolReturned
+import re
+
+from agentcli.events import RunFinished, RunStarted, ToolReturned
 
 PREVIEW_LINES = 12
 PREVIEW_CHARS = 1200
+ARGUMENTS_CHARS = 500
+"""Tool arguments are echoed up to this many characters (a model may send megabytes)."""
+NAME_CHARS = 80
+"""A tool name is the model's text too: a long one is cut like any other echo."""
+
+# C0 controls but tab and newline, DEL, C1 controls, and lone surrogates (which cannot even be encoded).
+# A CRLF pair is matched first so that Windows line ends stay line ends.
+_UNSAFE = re.compile(r"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _shown(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == "\r\n":
+        return "\n"
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """`text` safe for a terminal: ESC, other controls (but newline and tab) and lone surrogates shown as
+    `\\x1b`, `\\x9b`, `\\ud800`. Stateless per character, so streamed pieces can be escaped one by one."""
+    return _UNSAFE.sub(_shown, text)
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, saying how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters in all)"
 
 
 def preview(content: str) -> str:
@@ -17,6 +49,12 @@ def preview(content: str) -> str:
     if head != content:
         head += f"\n… ({len(content):,} characters in all)"
     return head
+
+
+def headline(event: RunStarted) -> str:
+    """The first line of a run: which model, which protocol, and where the conversation goes."""
+    line = f"agentcli · model {event.model} · mode {event.mode}"
+    return line + (f" · → {event.endpoint}" if event.endpoint else "")
 
 
 def tool_facts(event: ToolReturned) -> str:

@@ -14,6 +14,8 @@ from typing import Annotated, BinaryIO
 
 from pydantic import Field
 
+from agentcli.tools.context import ToolContext
+from agentcli.tools.decorator import tool
 from agentcli.tools.workspace import Workspace, quote_path
 
 CHUNK_SIZE = 1 << 20
@@ -37,38 +39,53 @@ OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLO
 """O_NONBLOCK: a FIFO swapped in after the check must not hang the open; O_NOFOLLOW: nor a symlink."""
 
 
-def make_read_file(workspace: Workspace, *, chunk_size: int = CHUNK_SIZE) -> Callable[..., str]:
-    """Build the `read_file` tool for one workspace (`chunk_size` is a knob for tests of chunk boundaries)."""
+PathArg = Annotated[str, Field(description="File path relative to the workspace root")]
+OffsetArg = Annotated[int, Field(ge=0, description="Lines to skip (0-based first line)")]
+LimitArg = Annotated[int, Field(ge=1, le=500, description="Maximum lines to show")]
 
-    def read_file(
-        path: Annotated[str, Field(description="File path relative to the workspace root")],
-        offset: Annotated[int, Field(ge=0, description="Lines to skip (0-based first line)")] = 0,
-        limit: Annotated[int, Field(ge=1, le=500, description="Maximum lines to show")] = 200,
-    ) -> str:
+
+@tool
+def read_file(context: ToolContext, path: PathArg, offset: OffsetArg = 0, limit: LimitArg = 200) -> str:
+    """Read a text file in the workspace as numbered lines."""
+    return read_lines(context.workspace, path, offset, limit)
+
+
+def make_read_file(workspace: Workspace, *, chunk_size: int = CHUNK_SIZE) -> Callable[..., str]:
+    """`read_file` fixed to one workspace outside a registry (`chunk_size` is a knob for tests of chunk
+    boundaries); its schema is read_file's."""
+
+    def read_file(path: PathArg, offset: OffsetArg = 0, limit: LimitArg = 200) -> str:
         """Read a text file in the workspace as numbered lines."""
-        real = workspace.resolve(path)
-        rel = workspace.relative(real)
-        with _open_regular(workspace, real) as stream:
-            if b"\0" in (stream.read(BINARY_SNIFF) or b""):
-                raise ValueError(f"{quote_path(rel)} looks binary (it has NUL bytes); read_file shows text files")
-            stream.seek(0)
-            lines = _Lines(stream, chunk_size)
-            skipped = lines.skip(offset)
-            shown: list[tuple[bytes, int]] = []
-            used = 0
-            while len(shown) < limit and used < OUTPUT_BUDGET:
-                if (line := lines.read_line(LINE_BYTES_KEPT)) is None:
-                    break
-                shown.append(line)
-                used += len(line[0])
-            if len(shown) < limit and used < OUTPUT_BUDGET:
-                total: int | None = skipped + len(shown)  # the end of the file was reached
-            else:  # peek: count what is left only if the end is about one chunk away
-                rest = lines.count_rest(chunk_size)
-                total = None if rest is None else offset + len(shown) + rest
-        return _render(rel, offset, shown, total)
+        return read_lines(workspace, path, offset, limit, chunk_size=chunk_size)
 
     return read_file
+
+
+def read_lines(
+    workspace: Workspace, path: str, offset: int = 0, limit: int = 200, *, chunk_size: int = CHUNK_SIZE
+) -> str:
+    """What read_file returns: numbered lines `offset`.. of a text file, at most `limit` of them."""
+    real = workspace.resolve(path)
+    rel = workspace.relative(real)
+    with _open_regular(workspace, real) as stream:
+        if b"\0" in (stream.read(BINARY_SNIFF) or b""):
+            raise ValueError(f"{quote_path(rel)} looks binary (it has NUL bytes); read_file shows text files")
+        stream.seek(0)
+        lines = _Lines(stream, chunk_size)
+        skipped = lines.skip(offset)
+        shown: list[tuple[bytes, int]] = []
+        used = 0
+        while len(shown) < limit and used < OUTPUT_BUDGET:
+            if (line := lines.read_line(LINE_BYTES_KEPT)) is None:
+                break
+            shown.append(line)
+            used += len(line[0])
+        if len(shown) < limit and used < OUTPUT_BUDGET:
+            total: int | None = skipped + len(shown)  # the end of the file was reached
+        else:  # peek: count what is left only if the end is about one chunk away
+            rest = lines.count_rest(chunk_size)
+            total = None if rest is None else offset + len(shown) + rest
+    return _render(rel, offset, shown, total)
 
 
 def _open_regular(workspace: Workspace, real: Path) -> BinaryIO:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -12,9 +13,18 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from agentcli.tools.schema import arguments_model, describe_parameters, parameters_schema
+from agentcli.text import QUOTE_LIMIT, quote
+from agentcli.tools.context import ToolContext
+from agentcli.tools.decorator import ToolDefinitionError, ToolSpec, spec_of
+from agentcli.tools.schema import (
+    arguments_model,
+    context_parameters,
+    describe_parameters,
+    description_of,
+    parameters_schema,
+)
 
-RAW_QUOTE_LIMIT = 200
+RAW_QUOTE_LIMIT = QUOTE_LIMIT
 """How much of a broken argument string an error message quotes back to the model."""
 
 RESULT_LIMIT = 100_000
@@ -32,18 +42,36 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Tool:
-    """A typed function the model may call; its docstring is the description."""
+    """A typed function the model may call; its docstring's first paragraph is the description."""
 
     name: str
     description: str
     func: Callable[..., object]
     args_model: type[BaseModel]
+    context_params: tuple[str, ...] = ()
+    """Parameters filled with the registry's ToolContext, not by the model."""
+    requires_approval: bool = False
+    idempotent: bool = True
+    source: str = ""
+    """Where the tool came from, as `agent tools list` shows it: built-in, a file path, plugin NAME."""
 
     @classmethod
-    def from_function(cls, func: Callable[..., object], name: str | None = None) -> Tool:
-        tool_name = name or func.__name__
-        doc = (func.__doc__ or "").strip()
-        return cls(tool_name, " ".join(doc.split()), func, arguments_model(func, tool_name))
+    def from_function(cls, func: Callable[..., object], name: str | None = None, *, source: str = "") -> Tool:
+        """The tool of a function, `@agentcli.tool` or plain; raises ToolDefinitionError naming what is wrong."""
+        spec = spec_of(func) or ToolSpec()
+        tool_name = name or spec.name or func.__name__
+        if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
+            raise ToolDefinitionError(f"tool {tool_name!r}: async functions are not supported; write a plain def")
+        return cls(
+            tool_name,
+            description_of(func),
+            func,
+            arguments_model(func, tool_name),
+            context_parameters(func, tool_name),
+            spec.requires_approval,
+            spec.idempotent,
+            source,
+        )
 
     @cached_property
     def parameters(self) -> dict[str, Any]:
@@ -58,8 +86,7 @@ class Tool:
 
 
 def _quote(raw: str) -> str:
-    shown = raw if len(raw) <= RAW_QUOTE_LIMIT else raw[:RAW_QUOTE_LIMIT] + "…"
-    return json.dumps(shown, ensure_ascii=False)
+    return quote(raw, RAW_QUOTE_LIMIT)
 
 
 def _validation_problems(error: ValidationError) -> str:
@@ -76,9 +103,12 @@ def _validation_problems(error: ValidationError) -> str:
 
 
 class ToolRegistry:
-    """An ordered set of tools by name."""
+    """An ordered set of tools by name, and the ToolContext its tools get when they ask for one."""
 
-    def __init__(self, tools: Iterable[Tool | Callable[..., object]] = ()) -> None:
+    def __init__(
+        self, tools: Iterable[Tool | Callable[..., object]] = (), *, context: ToolContext | None = None
+    ) -> None:
+        self.context = context
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self.add(tool)
@@ -99,9 +129,9 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    @property
-    def names(self) -> list[str]:
-        return list(self._tools)
+    def get(self, name: str) -> Tool | None:
+        """The tool of that name, or None."""
+        return self._tools.get(name)
 
     def openai_tools(self) -> list[dict[str, Any]]:
         """The exact `tools` array sent in native mode."""
@@ -142,11 +172,15 @@ class ToolRegistry:
             parsed = tool.args_model.model_validate(args)
         except ValidationError as exc:
             return f"Invalid arguments for {name}: {_validation_problems(exc)}. {valid}", True
+        kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
+        if tool.context_params:
+            if self.context is None:
+                return f"{name} needs a workspace, and its registry was made without a ToolContext.", True
+            kwargs.update(dict.fromkeys(tool.context_params, self.context))
         try:
-            value = tool.func(**{key: getattr(parsed, key) for key in type(parsed).model_fields})
-        except Exception as exc:  # a tool's failure is an observation for the model, never a crash
+            return _as_text(tool.func(**kwargs)), False
+        except (Exception, SystemExit) as exc:  # a tool's failure is an observation for the model, never a crash
             return f"{type(exc).__name__}: {exc}", True
-        return _as_text(value), False
 
 
 def _parse_arguments(raw_args: str | dict[str, Any] | None) -> dict[str, Any] | str:
@@ -168,9 +202,19 @@ def _parse_arguments(raw_args: str | dict[str, Any] | None) -> dict[str, Any] | 
 
 
 def _as_text(value: object) -> str:
+    """A result as the model reads it: text as is, a Pydantic model or JSON-able data as JSON, the rest str()."""
     if isinstance(value, str):
         return value
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
     try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
+        return json.dumps(value, ensure_ascii=False, default=_model_data)
+    except (TypeError, ValueError, RecursionError):
         return str(value)
+
+
+def _model_data(value: object) -> object:
+    """Pydantic models inside a dict or list are JSON too; anything else makes the whole result str()."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON")

@@ -1,0 +1,94 @@
+"""The CLI's before_call policy: a tool marked `requires_approval` runs only when the user says yes.
+
+On a terminal the call is shown on stderr and `[y/N]` is asked, after the renderer has closed its live region
+(so the prompt never fights Rich's Live display); `--yes` approves every call; with no terminal to ask on, the
+call is refused. Ctrl-C at the prompt is an interrupt like anywhere else: KeyboardInterrupt goes up unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, TYPE_CHECKING
+
+from agentcli.engine.policy import Allow, Decision, Deny, PendingCall
+
+if TYPE_CHECKING:
+    from agentcli.render import Renderer
+
+REFUSAL = "The user did not approve this call."
+"""The result the model gets for a call the user did not approve (fixed by the contract)."""
+
+SHOWN_CHARS = 2000
+"""Characters of a call's arguments the prompt shows; a longer call says how long it is."""
+
+YES = ("y", "yes")
+
+
+class Approval:
+    """Ask before each call of a tool that requires approval. `renderer` is the one showing the current run."""
+
+    def __init__(
+        self,
+        *,
+        yes: bool,
+        renderer: Renderer | None = None,
+        stdin: IO[str] | None = None,
+        stderr: IO[str] | None = None,
+    ) -> None:
+        self.yes = yes
+        self.renderer = renderer
+        self._stdin = stdin
+        self._stderr = stderr
+        self._told = False
+
+    def __call__(self, call: PendingCall) -> Decision:
+        if not call.requires_approval or self.yes:
+            return Allow()
+        if self.renderer is not None:
+            self.renderer.close()  # ends any live region (spinner, streaming panel) before we write
+        stdin, stderr = self._stdin or sys.stdin, self._stderr or sys.stderr
+        if not (_is_terminal(stdin) and _is_terminal(stderr)):
+            if not self._told:  # once per session: the CallDenied line says it for every call
+                self._told = True
+                stderr.write(
+                    f"{call.name} needs approval and there is no terminal to ask on, so it was refused "
+                    "(--yes approves every call)\n"
+                )
+                stderr.flush()
+            return Deny(REFUSAL)
+        stderr.write(f"Allow {shown(call)}? [y/N] ")
+        stderr.flush()
+        answer = stdin.readline()
+        if not answer.endswith("\n"):  # end of input (Ctrl-D): no
+            stderr.write("\n")
+        return Allow() if answer.strip().lower() in YES else Deny(REFUSAL)
+
+
+def shown(call: PendingCall) -> str:
+    """The call as the user judges it: `name(key="value", ...)`, escaped so no control sequence reaches the
+    terminal, and cut after SHOWN_CHARS characters."""
+    try:
+        args = json.loads(call.arguments or "{}")
+    except (json.JSONDecodeError, RecursionError):
+        args = None
+    if isinstance(args, dict):
+        inner = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in args.items())
+    else:
+        inner = call.arguments
+    text = _visible(f"{call.name}({inner})")
+    if len(text) > SHOWN_CHARS:
+        text = f"{text[:SHOWN_CHARS]}… ({len(text):,} characters in all)"
+    return text
+
+
+def _visible(text: str) -> str:
+    """Control and format characters (ESC, C1, bidi overrides) shown as escapes, never sent to the terminal."""
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (ValueError, OSError):  # closed
+        return False

@@ -1,0 +1,50 @@
+"""The policy seam before every tool call: a `before_call(call) -> Allow() | Deny(reason)` callable that the
+engine consults after the repeat guard and before the tool runs. A denial becomes the call's result (so every
+call is still answered by its id) and a CallDenied event. The CLI's approval prompt is one such policy; a Python
+user can pass any other (an allow-list, a budget, a log)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from agentcli.tools.registry import Tool
+
+
+@dataclass(frozen=True)
+class PendingCall:
+    """A tool call the model asked for, about to run."""
+
+    id: str
+    name: str
+    arguments: str
+    """The arguments as the model sent them (a JSON object, unvalidated)."""
+    tool: Tool | None
+    """The tool it names; None when there is no such tool (the registry will say so)."""
+    step: int
+
+    @property
+    def requires_approval(self) -> bool:
+        return self.tool is not None and self.tool.requires_approval
+
+
+@dataclass(frozen=True)
+class Allow:
+    """Run the call."""
+
+
+@dataclass(frozen=True)
+class Deny:
+    """Do not run the call; `reason` is the result the model reads instead."""
+
+    reason: str = "This call was refused."
+
+
+Decision: TypeAlias = Allow | Deny
+BeforeCall: TypeAlias = Callable[[PendingCall], Decision]
+
+
+def allow_all(call: PendingCall) -> Decision:
+    """The default policy: every call runs."""
+    return Allow()

@@ -1,0 +1,167 @@
+"""User tools: from the Python files named with `--tools FILE.py`, and from installed plugins (the entry-point
+group `agentcli.tools`). Nothing else is ever imported: not the workspace, not the current directory.
+
+A file is imported on its own (its folder is not put on sys.path); each function in it decorated with
+`@agentcli.tool` is one tool. A plugin's entry point names a decorated function, or a module whose decorated
+functions are its tools. Every way this can go wrong is a ToolLoadError: one line naming the file (or plugin),
+the tool when there is one, and the reason, which the CLI prints before exiting with 2.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import itertools
+import re
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from agentcli.errors import ConfigError
+from agentcli.tools.decorator import ToolDefinitionError, spec_of
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+    from agentcli.tools.registry import Tool
+
+ENTRY_POINT_GROUP = "agentcli.tools"
+
+Function = Callable[..., object]
+
+_numbers = itertools.count(1)
+
+
+class ToolLoadError(ConfigError):
+    """A tools file or plugin that cannot give its tools (a usage error: exit 2)."""
+
+
+def load_tools(
+    files: Sequence[str | Path] = (), *, plugins: bool = True, taken: Mapping[str, str] | None = None
+) -> list[Tool]:
+    """The tools of the installed plugins, then of each file in order. A name that clashes with one in `taken`
+    (name -> where it comes from; default: the built-ins) or with an earlier user tool is a ToolLoadError."""
+    found: list[tuple[str, list[Function]]] = []
+    if plugins:
+        found += [(_plugin_source(entry), _entry_functions(entry)) for entry in _entry_points()]
+    found += [(str(path), _file_functions(Path(path))) for path in files]
+    if not found:
+        return []
+    from agentcli.tools.builtin import BUILTIN_SOURCE, BUILTINS
+    from agentcli.tools.registry import Tool
+
+    owners = dict(taken) if taken is not None else {_name_of(func): BUILTIN_SOURCE for func in BUILTINS}
+    seen = {id(func) for func in BUILTINS}  # `from agentcli.tools.read_file import read_file` is not a new tool
+    tools: list[Tool] = []
+    for source, functions in found:
+        for func in functions:
+            if id(func) in seen:
+                continue
+            seen.add(id(func))
+            try:
+                made = Tool.from_function(func, source=source)
+            except ToolDefinitionError as exc:
+                raise ToolLoadError(f"{_where(source)}: {exc}") from None
+            if made.name in owners:
+                other = owners[made.name]
+                rival = "the built-in tool" if other == BUILTIN_SOURCE else f"the tool of {_where(other)}"
+                raise ToolLoadError(
+                    f"{_where(source)}: tool {made.name!r}: the name clashes with {rival} of that name; rename one "
+                    "(@agentcli.tool(name=...))"
+                )
+            owners[made.name] = source
+            tools.append(made)
+    return tools
+
+
+def _name_of(func: Function) -> str:
+    spec = spec_of(func)
+    return (spec.name if spec else None) or func.__name__
+
+
+def _where(source: str) -> str:
+    return source if source.startswith("plugin ") else f"--tools {source}"
+
+
+# Files ------------------------------------------------------------------------------------------------------
+def _file_functions(path: Path) -> list[Function]:
+    where = f"--tools {path}"
+    if not path.is_file():
+        reason = "is a directory, not a Python file" if path.is_dir() else "does not exist"
+        raise ToolLoadError(f"{where}: the file {reason}")
+    module = _import_file(path, where)
+    functions = _decorated(module)
+    if not functions:
+        raise ToolLoadError(f"{where}: the file defines no tools (decorate each one with @agentcli.tool)")
+    return functions
+
+
+def _import_file(path: Path, where: str) -> ModuleType:
+    stem = re.sub(r"\W", "_", path.stem)
+    name = f"agentcli_user_tools_{next(_numbers)}_{stem}"  # unique: two files may share a name
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ToolLoadError(f"{where}: cannot be imported: not a Python source file (name it *.py)")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and Pydantic models look their module up here
+    try:
+        spec.loader.exec_module(module)
+    except ToolDefinitionError as exc:
+        del sys.modules[name]
+        raise ToolLoadError(f"{where}: {exc}") from None
+    except (Exception, SystemExit) as exc:
+        del sys.modules[name]
+        raise ToolLoadError(f"{where}: cannot be imported: {_explain(exc, path)}") from None
+    return module
+
+
+def _explain(exc: BaseException, path: Path) -> str:
+    """An import failure on one line: the exception, and the line of the file it came from."""
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError: {exc.msg} (line {exc.lineno})"
+    message = " ".join(str(exc).split())[:300]
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    frames = [frame for frame in traceback.extract_tb(exc.__traceback__) if Path(frame.filename) == path]
+    return f"{text} (line {frames[-1].lineno})" if frames else text
+
+
+def _decorated(module: ModuleType) -> list[Function]:
+    """The module's @agentcli.tool functions, in the order they appear."""
+    return [obj for obj in vars(module).values() if inspect.isfunction(obj) and spec_of(obj) is not None]
+
+
+# Plugins ----------------------------------------------------------------------------------------------------
+def _entry_points() -> Iterable[EntryPoint]:
+    from importlib.metadata import entry_points
+
+    return entry_points(group=ENTRY_POINT_GROUP)
+
+
+def _plugin_source(entry: EntryPoint) -> str:
+    dist = entry.dist.name if entry.dist is not None else entry.value
+    return f"plugin {dist}"
+
+
+def _entry_functions(entry: EntryPoint) -> list[Function]:
+    where = f"{_plugin_source(entry)} (entry point {entry.name} = {entry.value})"
+    try:
+        obj = entry.load()
+    except ToolDefinitionError as exc:
+        raise ToolLoadError(f"{where}: {exc}") from None
+    except (Exception, SystemExit) as exc:
+        message = " ".join(str(exc).split())[:300]
+        raise ToolLoadError(f"{where}: cannot be imported: {type(exc).__name__}: {message}") from None
+    if isinstance(obj, ModuleType):
+        functions = _decorated(obj)
+        if not functions:
+            raise ToolLoadError(f"{where}: the module defines no tools (decorate each one with @agentcli.tool)")
+        return functions
+    if inspect.isfunction(obj):
+        return [obj]
+    raise ToolLoadError(
+        f"{where}: tool {entry.name!r}: a {type(obj).__name__} is not a function or a module of @agentcli.tool "
+        "functions"
+    )

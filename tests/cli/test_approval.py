@@ -1,0 +1,146 @@
+"""Approval before risky calls: the policy on its own, then `ask` and `chat` with no terminal to ask on."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import agentcli
+from agentcli.cli.approval import REFUSAL, SHOWN_CHARS, Approval, shown
+from agentcli.engine.policy import Allow, Deny, PendingCall
+from agentcli.events import Event
+from agentcli.tools.registry import Tool
+from tests.cli.conftest import Invoke
+from tests.support.scripted_server import Reply, ScriptedServer, text, tool_calls
+
+SAMPLE = Path(__file__).parents[1] / "tools" / "user_tools" / "sample.py"
+
+
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class Spy:
+    """A renderer that records when it was closed."""
+
+    def __init__(self, log: list[str]) -> None:
+        self.log = log
+
+    def handle(self, event: Event) -> None:
+        pass
+
+    def close(self) -> None:
+        self.log.append("closed")
+
+
+@agentcli.tool(requires_approval=True)
+def delete_branch(name: str) -> str:
+    """Delete a git branch."""
+    return name
+
+
+@agentcli.tool
+def status() -> str:
+    """Show the status."""
+    return ""
+
+
+def call(func: object, arguments: str = '{"name": "main"}') -> PendingCall:
+    tool = Tool.from_function(func)  # type: ignore[arg-type]
+    return PendingCall("call_1", tool.name, arguments, tool, 1)
+
+
+def approval(answer: str, *, yes: bool = False, terminal: bool = True) -> tuple[Approval, io.StringIO, list[str]]:
+    log: list[str] = []
+    stdin = Terminal(answer) if terminal else io.StringIO(answer)
+    stderr = Terminal() if terminal else io.StringIO()
+    return Approval(yes=yes, renderer=Spy(log), stdin=stdin, stderr=stderr), stderr, log
+
+
+@pytest.mark.parametrize(("answer", "allowed"), [("y\n", True), ("YES\n", True), ("n\n", False), ("\n", False)])
+def test_on_a_terminal_the_user_decides(answer: str, allowed: bool) -> None:
+    policy, stderr, log = approval(answer)
+    decision = policy(call(delete_branch))
+    assert decision == (Allow() if allowed else Deny(REFUSAL))
+    assert stderr.getvalue() == 'Allow delete_branch(name="main")? [y/N] '
+    assert log == ["closed"]  # the live display ended before the prompt was written
+
+
+def test_end_of_input_at_the_prompt_is_no() -> None:
+    policy, stderr, _ = approval("")
+    assert policy(call(delete_branch)) == Deny(REFUSAL)
+    assert stderr.getvalue().endswith("[y/N] \n")
+
+
+def test_calls_that_need_no_approval_and_yes_never_ask() -> None:
+    policy, stderr, log = approval("n\n")
+    assert policy(call(status, "{}")) == Allow()
+    assert policy(PendingCall("c", "no_such_tool", "{}", None, 1)) == Allow()  # the registry answers it
+    policy_yes, stderr_yes, _ = approval("n\n", yes=True)
+    assert policy_yes(call(delete_branch)) == Allow()
+    assert stderr.getvalue() == stderr_yes.getvalue() == "" and log == []
+
+
+def test_without_a_terminal_every_call_is_refused_and_said_once() -> None:
+    policy, stderr, _ = approval("y\n", terminal=False)
+    assert policy(call(delete_branch)) == Deny(REFUSAL)
+    assert policy(call(delete_branch)) == Deny(REFUSAL)
+    assert stderr.getvalue() == (
+        "delete_branch needs approval and there is no terminal to ask on, so it was refused "
+        "(--yes approves every call)\n"
+    )
+
+
+def test_the_prompt_shows_no_control_sequences_and_stays_short() -> None:
+    hostile = json.dumps({"name": "x\x1b[2J\u009b31m\u202e", "note": "y" * 10_000})
+    text_shown = shown(call(delete_branch, hostile))
+    assert "\x1b" not in text_shown and "\u009b" not in text_shown and "\u202e" not in text_shown
+    assert "\\u001b[2J" in text_shown and "\\x9b" in text_shown and "\\u202e" in text_shown
+    assert len(text_shown) < SHOWN_CHARS + 50 and text_shown.endswith("characters in all)")
+    assert shown(call(delete_branch, "not json")) == "delete_branch(not json)"
+
+
+# The CLI without a terminal ---------------------------------------------------------------------------------------
+def append_script() -> list[Reply]:
+    return [tool_calls(("append_line", {"path": "log.txt", "line": "hello"})), text("tried")]
+
+
+def tool_result(server: ScriptedServer) -> str:
+    content: str = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
+    return content
+
+
+def test_ask_without_a_terminal_refuses_and_goes_on(
+    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path
+) -> None:
+    scripted_server.script = append_script()
+    done = invoke("ask", "append hello", "--no-judge", "--tools", str(SAMPLE))
+    assert done.exit_code == 0, done.stderr
+    assert tool_result(scripted_server) == REFUSAL
+    assert not (workspace / "log.txt").exists()
+    assert "append_line needs approval and there is no terminal to ask on" in done.stderr
+    assert f"== not run: append_line: {REFUSAL}" in done.stderr
+    assert done.stdout == "tried\n"
+
+
+def test_yes_approves_every_call(scripted_server: ScriptedServer, invoke: Invoke, workspace: Path) -> None:
+    scripted_server.script = append_script()
+    done = invoke("ask", "append hello", "--no-judge", "--tools", str(SAMPLE), "--yes", "--output", "json")
+    assert done.exit_code == 0, done.stderr
+    assert (workspace / "log.txt").read_text(encoding="utf-8") == "hello\n"
+    assert tool_result(scripted_server) == "appended to log.txt"
+    assert "call_denied" not in done.stdout
+
+
+def test_chat_from_a_pipe_refuses_too(scripted_server: ScriptedServer, invoke: Invoke, workspace: Path) -> None:
+    scripted_server.script = append_script()
+    done = invoke("chat", "--no-judge", "--tools", str(SAMPLE), input="append hello\n/exit\n")
+    assert done.exit_code == 0, done.stderr
+    assert tool_result(scripted_server) == REFUSAL
+    assert not (workspace / "log.txt").exists()

@@ -1,0 +1,179 @@
+"""Text from files, tools, the model and the server reaches the terminal shown, never obeyed; echoes are
+bounded; a lone surrogate prints; JSON lines keep the exact text."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentcli.events import (
+    AnswerReady,
+    Event,
+    JudgeVerdict,
+    ModelTextDelta,
+    RunFailed,
+    RunFinished,
+    RunStarted,
+    StepStarted,
+    ToolCalled,
+    ToolReturned,
+)
+from agentcli.llm.types import Usage
+from agentcli.render import make_renderer
+from tests.render.samples import event_classes, sample
+
+OSC_52 = "\x1b]52;c;ZWNobyBwd25lZA==\x07"  # writes the clipboard
+OSC_8 = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"  # a hyperlink
+CLEAR = "\x1b[2J\x1b[H"
+CONCEALED = "\x1b[8mhidden\x1b[0m"
+ATTACKS = [OSC_52, OSC_8, CLEAR, CONCEALED, "\x9b2J", "\x07", "\r", "\x00", "\ud800"]
+CONTROLS = [chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]] + ["\udc80"]
+hostile_text = st.lists(
+    st.one_of(st.sampled_from(ATTACKS + CONTROLS), st.characters(), st.just("[bold]"), st.just("[/x]")), max_size=20
+).map("".join)
+
+FINAL = RunFinished(None, "finished", Usage(), 1, 0.1)
+
+
+@pytest.fixture(autouse=True)
+def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+
+
+def render(kind: str, sequence: list[Event]) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    renderer = make_renderer(kind, out, err)
+    for event in sequence:
+        renderer.handle(event)
+    renderer.close()
+    return out.getvalue(), err.getvalue()
+
+
+def every_event(text: str) -> list[Event]:
+    """Every event class once, each string field holding `text` (call ids match, so the TOOL panel shows)."""
+    middle = [sample(cls, text) for cls in event_classes() if cls not in (RunStarted, RunFinished)]
+    return [sample(RunStarted, text), StepStarted(1, 15), *middle, sample(RunFinished, text)]
+
+
+def controls_in(text: str) -> list[str]:
+    return [
+        c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) < 0xE000
+    ]
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(hostile_text)
+def test_no_renderer_writes_a_control_code(text: str) -> None:
+    for kind in ("plain", "rich", "json"):
+        out, err = render(kind, every_event(text))
+        assert controls_in(out + err) == [], kind
+
+
+@pytest.mark.parametrize("kind", ["plain", "rich"])
+@pytest.mark.parametrize("attack", [OSC_52, OSC_8, CLEAR, CONCEALED])
+def test_terminal_attacks_are_shown_escaped_everywhere_untrusted_text_goes(kind: str, attack: str) -> None:
+    out, err = render(kind, every_event(f"see {attack} here"))
+    assert "\x1b" not in out + err
+    shown = attack.replace("\x1b", "\\x1b").replace("\x07", "\\x07")
+    assert shown in out  # the answer
+    assert err.count(shown) >= 5  # model text, tool arguments and result, judge, failure, mode switch, ...
+
+
+def test_rich_on_a_colour_terminal_emits_only_its_own_styles(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    name = "[link=https://evil.example]calc[/link]"
+    sequence: list[Event] = [
+        ToolCalled(1, "c1", name, json.dumps({"expr": OSC_52})),
+        ToolReturned(1, "c1", name, f"{CLEAR}{CONCEALED}", False, 0.1),
+        JudgeVerdict(1, False, OSC_8),
+        RunFailed(f"server said {OSC_52}", "FAILED"),
+        AnswerReady(f"# Title\n{OSC_8}\n"),
+        FINAL,
+    ]
+    out, err = render("rich", sequence)
+    own_styles = re.compile(r"\x1b\[[0-9;]*m")
+    assert own_styles.search(out + err)  # colour really is on
+    out, err = own_styles.sub("", out), own_styles.sub("", err)
+    assert "\x1b" not in out + err
+    assert name in err  # markup in a tool name is text, not a link
+    assert "\\x1b]8;;https://evil.example" in out  # the answer, highlighted on a terminal
+
+
+def test_markup_like_tool_names_do_not_break_rich() -> None:
+    _, err = render("rich", [ToolCalled(1, "c1", "[/x]", "{}"), ToolReturned(1, "c1", "[/x]", "no", True, 0.0)])
+    assert "TOOL · [/x]" in err
+
+
+@pytest.mark.parametrize("kind", ["plain", "rich", "json"])
+def test_a_lone_surrogate_prints_on_strict_streams(kind: str) -> None:
+    answer = "half a pair: \ud800 ok"
+    out_bytes, err_bytes = io.BytesIO(), io.BytesIO()
+    out = io.TextIOWrapper(out_bytes, encoding="utf-8", errors="strict", write_through=True)
+    err = io.TextIOWrapper(err_bytes, encoding="utf-8", errors="strict", write_through=True)
+    renderer = make_renderer(kind, out, err)
+    for event in [StepStarted(1, 15), ModelTextDelta(1, answer), AnswerReady(answer), FINAL]:
+        renderer.handle(event)
+    renderer.close()
+    printed = out_bytes.getvalue().decode("utf-8")
+    if kind == "json":
+        assert [json.loads(line) for line in printed.splitlines()][2]["answer"] == answer  # exact
+    else:
+        assert "half a pair: \\ud800 ok" in printed
+        assert "\\ud800" in err_bytes.getvalue().decode("utf-8")
+
+
+def test_json_lines_carry_the_exact_text_with_every_control_escaped() -> None:
+    text = f"{OSC_52}\x7f\x9b\x85\ud800\r\n\tend"
+    out, _ = render("json", [ModelTextDelta(1, text), AnswerReady(text), FINAL])
+    assert controls_in(out) == []
+    assert "\\u001b]52;" in out and "\\u009b" in out and "\\ud800" in out
+    assert [json.loads(line).get("text", json.loads(line).get("answer")) for line in out.splitlines()[:2]] == [
+        text,
+        text,
+    ]
+
+
+@pytest.mark.parametrize("kind", ["plain", "rich"])
+def test_megabytes_of_tool_arguments_are_clipped(kind: str) -> None:
+    arguments = json.dumps({"path": "x" * 10_000_000})
+    call = ToolCalled(1, "c1", "read_file", arguments)
+    _, err = render(kind, [call, ToolReturned(1, "c1", "read_file", "missing", True, 0.0), FINAL])
+    assert len(err) < 5_000
+    assert f"({len(arguments):,} characters in all)" in err
+    out, _ = render("json", [call])
+    assert json.loads(out)["arguments"] == arguments  # JSON lines stay exact
+
+
+def test_an_integer_of_thousands_of_digits_in_arguments_does_not_break_rich() -> None:
+    arguments = '{"n": ' + "9" * 5000 + "}"
+    _, err = render("rich", [ToolCalled(1, "c1", "calc", arguments), ToolReturned(1, "c1", "calc", "ok", False, 0.0)])
+    assert "(5,007 characters in all)" in err
+
+
+def test_plain_ends_the_streamed_line_before_an_interrupted_closing_line() -> None:
+    events: list[Event] = [
+        StepStarted(1, 15),
+        ModelTextDelta(1, "w0"),
+        RunFinished(None, "interrupted", Usage(), 1, 0.2),
+    ]
+    _, err = render("plain", events)
+    assert err.splitlines()[1:] == [
+        "w0",
+        "== interrupted · 1 step · tokens: 0 prompt / 0 completion / 0 cached · 0.2 s",
+    ]
+
+
+@pytest.mark.parametrize("kind", ["plain", "rich"])
+def test_the_first_line_names_model_mode_and_endpoint(kind: str) -> None:
+    _, err = render(kind, [RunStarted("q", "native", "gpt-4o-mini", "api.deepseek.com"), FINAL])
+    assert err.splitlines()[0].endswith("agentcli · model gpt-4o-mini · mode native · → api.deepseek.com")
+    _, err = render(kind, [RunStarted("q", "react", "m\x1b[2J"), FINAL])
+    assert err.splitlines()[0].endswith("agentcli · model m\\x1b[2J · mode react")  # no endpoint known: no arrow

@@ -1,0 +1,140 @@
+"""User tools through the CLI: `tools list --tools`, errors as exit 2, and a hostile workspace that never runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentcli.cli.app import app
+from tests.cli.conftest import agent_env
+from tests.support.scripted_server import ScriptedServer, judge_pass, text, tool_calls
+
+SAMPLE = Path(__file__).with_name("user_tools") / "sample.py"
+RUNNER = CliRunner()
+AGENT = Path(sys.executable).with_name("agent")  # the console script, as a user runs it
+
+
+def test_tools_list_says_where_each_tool_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    done = RUNNER.invoke(app, ["tools", "list", "--tools", str(SAMPLE)])
+    assert done.exit_code == 0, done.output
+    rows = {line.split("│")[1].strip(): line for line in done.stdout.splitlines() if line.startswith("│ ")}
+    assert {"read_file", "calculator", "word_count", "describe", "midpoint", "append_line"} <= set(rows)
+    assert "built-in" in rows["calculator"]
+    assert str(SAMPLE) in rows["word_count"]
+    assert "(asks for approval)" in done.stdout
+
+
+def test_tools_list_json_shows_a_user_schema_beside_the_builtins() -> None:
+    done = RUNNER.invoke(app, ["tools", "list", "--json", "--tools", str(SAMPLE)])
+    assert done.exit_code == 0, done.output
+    tools = json.loads(done.stdout)
+    assert [tool["function"]["name"] for tool in tools] == [
+        "read_file", "calculator", "word_count", "describe", "midpoint", "append_line"
+    ]  # fmt: skip
+    assert tools[2]["function"]["parameters"]["properties"]["path"] == {
+        "description": "File path relative to the workspace root.",
+        "type": "string",
+    }
+    react = RUNNER.invoke(app, ["tools", "list", "--json", "--mode", "react", "--tools", str(SAMPLE)])
+    assert "- append_line: Append one line to a file in the workspace." in react.stdout
+
+
+def test_a_broken_tools_file_is_exit_2_with_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import agentcli\n\n@agentcli.tool\ndef read_file(path: str) -> str:\n    return path\n")
+    done = RUNNER.invoke(app, ["tools", "list", "--tools", str(bad)])
+    assert done.exit_code == 2
+    assert done.stderr == (
+        f"error: --tools {bad}: tool 'read_file': the name clashes with the built-in tool of that name; rename one "
+        "(@agentcli.tool(name=...))\n"
+    )
+
+
+def test_ask_with_a_broken_tools_file_never_calls_the_model(
+    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import agentcli\n\n\n@agentcli.tool\ndef f(x: object()) -> str:\n    return ''\n")
+    done = subprocess.run(
+        [str(AGENT), "ask", "hi", "--tools", str(bad)],
+        cwd=workspace,
+        env=agent_env(scripted_server),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"error: --tools {bad}: ")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert scripted_server.requests == []
+
+
+HOSTILE = """
+from pathlib import Path
+Path({marker!r}).write_text("ran")
+"""
+
+
+def hostile_workspace(workspace: Path, markers: Path) -> list[Path]:
+    """Files a cloned repository could hold, each leaving a marker if it is ever imported."""
+    names = ["tools.py", "agentcli_tools.py", ".agentcli/tools.py", "agentcli_plugins.py", "conftest.py"]
+    written = []
+    for name in names:
+        path = workspace / name
+        path.parent.mkdir(exist_ok=True)
+        marker = markers / name.replace("/", "_")
+        path.write_text(HOSTILE.format(marker=str(marker)), encoding="utf-8")
+        written.append(marker)
+    return written
+
+
+@pytest.mark.parametrize("launcher", ["console script", "python -m"])
+def test_a_hostile_workspace_never_runs(
+    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, launcher: str
+) -> None:
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    planted = hostile_workspace(workspace, markers)
+    command = [str(AGENT)] if launcher == "console script" else [sys.executable, "-m", "agentcli"]
+    scripted_server.script = [
+        tool_calls(("read_file", {"path": "tools.py"})),
+        text("done"),
+        judge_pass(),
+        text("chat done"),
+        judge_pass(),
+    ]
+    env = agent_env(scripted_server)
+    runs = [(["tools", "list", "--json", "--mode", "react"], ""), (["ask", "read tools.py"], "")]
+    if launcher == "console script":  # `python -m` puts the current directory on sys.path: ask is the one to try
+        runs += [(["tools", "list"], ""), (["chat"], "hello\n/exit\n")]
+    for args, stdin in runs:
+        done = subprocess.run(
+            [*command, *args], cwd=workspace, env=env, input=stdin, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, (args, done.stderr)
+    assert [marker for marker in planted if marker.exists()] == []
+    if launcher == "console script":  # asked for by name, a file is imported: the markers would show a run
+        asked = subprocess.run(
+            [*command, "tools", "list", "--tools", "tools.py"], cwd=workspace, env=env, capture_output=True, timeout=60
+        )
+        assert asked.returncode == 2  # it defines no tools
+        assert planted[0].exists()
+
+
+def test_decorating_a_tool_does_not_import_pydantic_or_the_engine() -> None:
+    code = (
+        "import sys, agentcli\n"
+        "@agentcli.tool(requires_approval=True)\n"
+        "def f(x: int) -> int:\n    return x\n"
+        "from agentcli import ToolContext\n"
+        "assert 'pydantic' not in sys.modules, 'pydantic was imported'\n"
+        "assert 'agentcli.engine.loop' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
