@@ -53,6 +53,8 @@ def test_requests_are_recorded_as_snapshots() -> None:
     messages.append({"role": "assistant", "content": "later"})  # the engine's list grows after the call
     assert client.requests == [{"messages": [{"role": "user", "content": "hi"}]}]
     assert client.remaining is None
+    client.complete(ASK, timeout=7.5)  # the judge's own deadline is recorded too
+    assert client.timeouts == [None, 7.5]
 
 
 def test_failures_raise_the_clients_errors_after_what_streamed() -> None:
