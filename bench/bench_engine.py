@@ -14,8 +14,9 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench the checkout, installed or not
@@ -45,8 +46,8 @@ def bare_loop(client: openai.OpenAI, model: str, tools: list[dict[str, Any]]) ->
     while True:
         stream = client.chat.completions.create(
             model=model,
-            messages=messages,  # type: ignore[arg-type]
-            tools=tools,  # type: ignore[arg-type]
+            messages=cast(Any, messages),  # plain dicts; the SDK types them as TypedDicts
+            tools=cast(Any, tools),
             tool_choice="auto",
             stream=True,
             stream_options={"include_usage": True},
@@ -148,7 +149,10 @@ def main(workspace: Path) -> int:
             with agent:
                 result = agent.run(QUESTION)
             assert result.status == "finished" and result.steps == steps, result
-            return result.transcript  # type: ignore[return-value]
+            return result.transcript
+
+        def keep_transcript(agent: Agent, steps: int) -> None:
+            transcripts.append(run_agent(agent, steps))
 
         def prepare_agent(steps: int) -> Callable[[], object]:
             agent = make_agent(steps)  # builds the tools and the openai client: not timed
@@ -166,9 +170,7 @@ def main(workspace: Path) -> int:
         for steps, repeats in STEPS_AND_REPEATS:
             # A fresh Agent / openai client per run, built before the clock starts (the SDK's client alone
             # takes ~20 ms, mostly loading CA certificates); each run opens its own connection.
-            times = interleaved(
-                {"agent": lambda s=steps: prepare_agent(s), "bare": lambda s=steps: prepare_bare(s)}, repeats
-            )
+            times = interleaved({"agent": partial(prepare_agent, steps), "bare": partial(prepare_bare, steps)}, repeats)
             # The server saw (agent run, bare run) pairs, warm-up included: each pair must be the same requests.
             digests = [entry["digest"] for entry in server.log()]
             runs = [digests[i : i + steps] for i in range(0, len(digests), steps)]
@@ -180,7 +182,7 @@ def main(workspace: Path) -> int:
             ratio = agent_ms / bare_ms
             agent = make_agent(steps)
             inside = timed_stream(agent)
-            total = timed(lambda a=agent, s=steps: transcripts.append(run_agent(a, s)))
+            total = timed(partial(keep_transcript, agent, steps))
             outside_ms = (total - inside[0]) / steps * 1000
             rows.append(
                 [

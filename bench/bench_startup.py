@@ -20,7 +20,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -92,7 +92,9 @@ app()
 """
 
 
-def time_commands(commands: dict[str, Sequence[str]], env: dict[str, str], cwd: Path) -> dict[str, tuple[float, float]]:
+def time_commands(
+    commands: Mapping[str, Sequence[str]], env: dict[str, str], cwd: Path
+) -> dict[str, tuple[float, float, float]]:
     """(median wall, min wall, median CPU) seconds of each command as a whole process. CPU is user + system
     time of the child: it hardly moves when other work shares the machine, wall time does."""
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
@@ -157,9 +159,9 @@ def import_costs(argv: Sequence[str], env: dict[str, str], cwd: Path) -> list[tu
         for line in done.stderr.splitlines():
             if not line.startswith("import time:") or "|" not in line or "self [us]" in line:
                 continue
-            own, cumulative, name = line.removeprefix("import time:").split("|")
-            depth = (len(name) - len(name.lstrip(" ")) - 1) // 2
-            rows.append((int(own), int(cumulative), depth, name.strip()))
+            own_us, cumulative_us, module = line.removeprefix("import time:").split("|")
+            depth = (len(module) - len(module.lstrip(" ")) - 1) // 2
+            rows.append((int(own_us), int(cumulative_us), depth, module.strip()))
         for i, (own, cumulative, depth, name) in enumerate(rows):
             parent = next((r[3] for r in rows[i + 1 :] if r[2] < depth), "(main or run time)")
             if name.split(".")[0] != parent.split(".")[0]:  # a package boundary: what one could cut

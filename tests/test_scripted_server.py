@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import http.client
 import json
-import statistics
-import time
+import logging
+import re
+import socket
 from typing import Any
 
 import openai
@@ -76,15 +77,14 @@ def test_base_url_without_v1_works(scripted_server: ScriptedServer) -> None:
 
 
 def test_keep_alive_without_nagle_stalls(scripted_server: ScriptedServer, openai_client: openai.OpenAI) -> None:
-    scripted_server.script = [text("ok")] * 12
-    latencies = []
-    for _ in range(12):
-        start = time.perf_counter()
+    scripted_server.script = [text("ok")] * 3
+    for _ in range(3):
         ask(openai_client)
-        latencies.append(time.perf_counter() - start)
 
     assert len({r.client_port for r in scripted_server.received}) == 1  # one connection, kept alive
-    assert statistics.median(latencies) < 0.02  # a Nagle / delayed-ACK stall costs ~40 ms each
+    # Nagle off on it, or each small write waits on a delayed ACK (~40 ms; bench/ measures the speed)
+    (connection,) = scripted_server._httpd.connections
+    assert connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
 
 
 def test_callable_script_sees_the_request(scripted_server: ScriptedServer, openai_client: openai.OpenAI) -> None:
@@ -287,16 +287,18 @@ def test_error_reply_is_openai_shaped(scripted_server: ScriptedServer, openai_cl
 
 
 @pytest.mark.slow
-def test_429_then_200_with_client_retries_honouring_retry_after(scripted_server: ScriptedServer) -> None:
+def test_429_then_200_with_client_retries_honouring_retry_after(
+    scripted_server: ScriptedServer, caplog: pytest.LogCaptureFixture
+) -> None:
     scripted_server.script = [error(429, "slow down", headers={"Retry-After": "1"}), text("ok")]
+    caplog.set_level(logging.INFO, logger="openai")
     with openai.OpenAI(base_url=scripted_server.base_url, api_key="test-key", max_retries=2) as client:
-        start = time.perf_counter()
         completion = ask(client)
-        elapsed = time.perf_counter() - start
 
     assert completion.choices[0].message.content == "ok"
     assert len(scripted_server.requests) == 2
-    assert 0.95 <= elapsed < 3
+    # the header reached the SDK: it waits the server's 1 s, not its own jittered back-off (0.375-0.5 s)
+    assert re.findall(r"Retrying request in ([\d.]+) seconds", caplog.text) == ["1.000000"]
 
 
 def test_down_server_is_a_connection_error(down_base_url: str) -> None:

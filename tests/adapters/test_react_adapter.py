@@ -22,7 +22,7 @@ from agentcli.adapters.react_parser import parse_react
 from agentcli.adapters.text_protocol import TextAdapter
 from agentcli.errors import ConfigError, FormatError
 from agentcli.llm.types import Completion, Message, ToolCall
-from agentcli.modes import FALLBACKS
+from agentcli.modes import FALLBACKS, ModeName
 from agentcli.tools.registry import ToolRegistry
 
 
@@ -272,7 +272,7 @@ STEPS = st.lists(
 
 
 @given(STEPS, st.sampled_from(["react", "json"]))
-def test_any_conversation_folds_to_stable_prefixes(steps: list[tuple[Any, ...]], mode: str) -> None:
+def test_any_conversation_folds_to_stable_prefixes(steps: list[tuple[Any, ...]], mode: ModeName) -> None:
     script = Script(make_adapter(mode, TOOLS))
     script.user("task")
     for index, step in enumerate(steps):
@@ -335,4 +335,4 @@ def test_make_adapter() -> None:
 
 def test_make_adapter_rejects_an_unknown_mode() -> None:
     with pytest.raises(ConfigError, match="native, react, json, auto"):
-        make_adapter("xml", TOOLS)
+        make_adapter("xml", TOOLS)  # type: ignore[arg-type]  # a mode outside the Literal is the point

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import pytest
 from hypothesis import given
@@ -22,6 +23,7 @@ from agentcli.adapters.text_protocol import (
     parameters_hint,
 )
 from agentcli.llm.types import Completion
+from agentcli.modes import ModeName
 from agentcli.tools.registry import ToolRegistry
 
 
@@ -54,7 +56,7 @@ TOOLS = ToolRegistry([read_file, add, ping, note])
     ids=["react", "json"],
 )
 def test_one_adapter_differs_only_by_its_protocol(protocol: TextProtocol, extras: dict[str, object]) -> None:
-    adapter = make_adapter(protocol.name, TOOLS)
+    adapter = make_adapter(cast(ModeName, protocol.name), TOOLS)
     assert isinstance(adapter, TextAdapter)
     assert adapter.protocol is protocol
     first = adapter.build_request("SYS", [{"role": "user", "content": "q"}], TOOLS)

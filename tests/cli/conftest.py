@@ -1,36 +1,81 @@
-"""Run the real `agent` command in a subprocess against the scripted server."""
+"""Run the `agent` command against the scripted server: in-process with Typer's CliRunner, or as a subprocess.
+
+In-process is the default; a subprocess is for what only a real process shows: signals, pipes, raw argv bytes.
+The CliRunner of the installed Typer (its vendored Click 8.3) keeps stdout and stderr apart: `result.stdout`,
+`result.stderr` (`result.output` is both, interleaved).
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner, Result
 
+from agentcli.cli.app import app
+from agentcli.config import Settings
+from agentcli.llm.client import OpenAIChatClient
 from tests.support.scripted_server import ScriptedServer
 
 SECRET = "sk-test-SECRET-5678"
 
+Invoke = Callable[..., Result]
 RunAgent = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def agent_env(server: ScriptedServer | None, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_"))}
-    env.pop("FORCE_COLOR", None)
-    env["NO_COLOR"] = "1"
-    env["COLUMNS"] = "100"
+def cli_env(server: ScriptedServer | None, **extra: str) -> dict[str, str | None]:
+    """Overrides of the environment for one in-process run (the autouse fixture has cleared LLM_*)."""
+    env: dict[str, str | None] = {"NO_COLOR": "1", "COLUMNS": "100", "FORCE_COLOR": None}
     if server is not None:
         env.update(LLM_API_KEY=SECRET, LLM_BASE_URL=server.base_url, LLM_MODEL_NAME="test-model")
     env.update(extra)
     return env
 
 
+def agent_env(server: ScriptedServer | None, **extra: str) -> dict[str, str]:
+    """The whole environment of a subprocess: ours, without LLM_* / OPENAI_*, plus `cli_env`'s overrides."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_"))}
+    for name, value in cli_env(server, **extra).items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+@pytest.fixture
+def invoke(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
+    """`invoke("ask", "q", input=None, env=None)`: the CLI in-process in `workspace`, configured for the server."""
+    monkeypatch.chdir(workspace)
+    runner = CliRunner()
+    # A command leaves its model client to process exit; in-process, each run closes the ones it opened.
+    opened: list[OpenAIChatClient] = []
+    open_client = OpenAIChatClient.__init__
+
+    def tracked(client: OpenAIChatClient, settings: Settings) -> None:
+        open_client(client, settings)
+        opened.append(client)
+
+    monkeypatch.setattr(OpenAIChatClient, "__init__", tracked)
+
+    def run(*args: str, input: str | bytes | None = None, env: Mapping[str, str | None] | None = None) -> Result:
+        overrides = env if env is not None else cli_env(scripted_server)
+        try:
+            return runner.invoke(app, list(args), input=input, env=overrides, catch_exceptions=False)
+        finally:
+            while opened:
+                opened.pop().close()
+
+    return run
+
+
 @pytest.fixture
 def run_agent(scripted_server: ScriptedServer, workspace: Path) -> RunAgent:
-    """`run_agent("ask", "q", input=None, env=None)`: the CLI in `workspace`, configured for the server."""
+    """`run_agent("ask", "q", input=None, env=None)`: the CLI as a subprocess in `workspace`."""
 
     def run(
         *args: str, input: str | None = None, env: dict[str, str] | None = None

@@ -13,7 +13,7 @@ from agentcli.cli.approval import REFUSAL, SHOWN_CHARS, Approval, shown
 from agentcli.engine.policy import Allow, Deny, PendingCall
 from agentcli.events import Event
 from agentcli.tools.registry import Tool
-from tests.cli.conftest import RunAgent
+from tests.cli.conftest import Invoke
 from tests.support.scripted_server import Reply, ScriptedServer, text, tool_calls
 
 SAMPLE = Path(__file__).parents[1] / "tools" / "user_tools" / "sample.py"
@@ -117,11 +117,11 @@ def tool_result(server: ScriptedServer) -> str:
 
 
 def test_ask_without_a_terminal_refuses_and_goes_on(
-    scripted_server: ScriptedServer, run_agent: RunAgent, workspace: Path
+    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path
 ) -> None:
     scripted_server.script = append_script()
-    done = run_agent("ask", "append hello", "--no-judge", "--tools", str(SAMPLE))
-    assert done.returncode == 0, done.stderr
+    done = invoke("ask", "append hello", "--no-judge", "--tools", str(SAMPLE))
+    assert done.exit_code == 0, done.stderr
     assert tool_result(scripted_server) == REFUSAL
     assert not (workspace / "log.txt").exists()
     assert "append_line needs approval and there is no terminal to ask on" in done.stderr
@@ -129,18 +129,18 @@ def test_ask_without_a_terminal_refuses_and_goes_on(
     assert done.stdout == "tried\n"
 
 
-def test_yes_approves_every_call(scripted_server: ScriptedServer, run_agent: RunAgent, workspace: Path) -> None:
+def test_yes_approves_every_call(scripted_server: ScriptedServer, invoke: Invoke, workspace: Path) -> None:
     scripted_server.script = append_script()
-    done = run_agent("ask", "append hello", "--no-judge", "--tools", str(SAMPLE), "--yes", "--output", "json")
-    assert done.returncode == 0, done.stderr
+    done = invoke("ask", "append hello", "--no-judge", "--tools", str(SAMPLE), "--yes", "--output", "json")
+    assert done.exit_code == 0, done.stderr
     assert (workspace / "log.txt").read_text(encoding="utf-8") == "hello\n"
     assert tool_result(scripted_server) == "appended to log.txt"
     assert "call_denied" not in done.stdout
 
 
-def test_chat_from_a_pipe_refuses_too(scripted_server: ScriptedServer, run_agent: RunAgent, workspace: Path) -> None:
+def test_chat_from_a_pipe_refuses_too(scripted_server: ScriptedServer, invoke: Invoke, workspace: Path) -> None:
     scripted_server.script = append_script()
-    done = run_agent("chat", "--no-judge", "--tools", str(SAMPLE), input="append hello\n/exit\n")
-    assert done.returncode == 0, done.stderr
+    done = invoke("chat", "--no-judge", "--tools", str(SAMPLE), input="append hello\n/exit\n")
+    assert done.exit_code == 0, done.stderr
     assert tool_result(scripted_server) == REFUSAL
     assert not (workspace / "log.txt").exists()

@@ -1,4 +1,7 @@
-"""`agent ask` as a user runs it: output modes, exit codes, configuration, the key kept secret."""
+"""`agent ask` as a user runs it: output modes, exit codes, configuration, the key kept secret.
+
+In-process through CliRunner; subprocesses only for Ctrl-C, a closed pipe and raw argv bytes.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from tests.cli.conftest import SECRET, RunAgent, agent_env
-from tests.support.scripted_server import ScriptedServer, error, judge_pass, text, tool_calls, unused_base_url
+from tests.cli.conftest import SECRET, Invoke, agent_env, cli_env
+from tests.support.scripted_server import Reply, ScriptedServer, error, judge_pass, text, tool_calls, unused_base_url
 
 TASK = "read notes.txt and multiply the two numbers in it"
+HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
 
 
-def solve_script() -> list[object]:
+def solve_script() -> list[Reply]:
     return [
         tool_calls(("read_file", {"path": "notes.txt"})),
         tool_calls(("calculator", {"expr": "6 * 7"})),
@@ -25,29 +29,29 @@ def solve_script() -> list[object]:
     ]
 
 
-def test_plain_output_when_piped(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+def test_plain_output_when_piped(scripted_server: ScriptedServer, invoke: Invoke) -> None:
     scripted_server.script = solve_script()
-    done = run_agent("ask", TASK)
-    assert done.returncode == 0, done.stderr
+    done = invoke("ask", TASK)
+    assert done.exit_code == 0, done.stderr
     assert done.stdout == "The product is **42**.\n"
     assert "== tool read_file" in done.stderr and "== judge passed" in done.stderr
     assert "\x1b[" not in done.stdout + done.stderr
 
 
-def test_rich_output_shows_every_panel(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+def test_rich_output_shows_every_panel(scripted_server: ScriptedServer, invoke: Invoke) -> None:
     scripted_server.script = solve_script()
-    done = run_agent("ask", TASK, "--output", "rich")
-    assert done.returncode == 0, done.stderr
+    done = invoke("ask", TASK, "--output", "rich")
+    assert done.exit_code == 0, done.stderr
     for title in ("THINKING", "TOOL · read_file", "TOOL · calculator", "JUDGE"):
         assert title in done.stderr
     assert "ANSWER" in done.stdout
     assert "The product is **42**." in done.stdout  # verbatim when piped
 
 
-def test_json_lines(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+def test_json_lines(scripted_server: ScriptedServer, invoke: Invoke) -> None:
     scripted_server.script = solve_script()
-    done = run_agent("ask", TASK, "--output", "json")
-    assert done.returncode == 0, done.stderr
+    done = invoke("ask", TASK, "--output", "json")
+    assert done.exit_code == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     types = {e["type"] for e in events}
     assert {"run_started", "step_started", "tool_call", "tool_result", "judge_verdict", "answer", "usage"} <= types
@@ -58,62 +62,63 @@ def test_json_lines(scripted_server: ScriptedServer, run_agent: RunAgent) -> Non
     assert set(final["usage"]) == {"prompt_tokens", "completion_tokens", "cached_tokens"}
 
 
-def test_no_configuration_is_exit_2_with_a_paragraph(run_agent: RunAgent) -> None:
-    done = run_agent("ask", "hi", env=agent_env(None))
-    assert done.returncode == 2
+def test_no_configuration_is_exit_2_with_a_paragraph(invoke: Invoke) -> None:
+    done = invoke("ask", "hi", env=cli_env(None))
+    assert done.exit_code == 2
     for name in ("LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL_NAME", ".env.example"):
         assert name in done.stderr
     assert "Traceback" not in done.stderr
 
 
-def test_dotenv_is_read_and_flags_win(scripted_server: ScriptedServer, run_agent: RunAgent, workspace: Path) -> None:
+def test_dotenv_is_read_and_flags_win(scripted_server: ScriptedServer, invoke: Invoke, workspace: Path) -> None:
     (workspace / ".env").write_text(f"LLM_API_KEY={SECRET}\nLLM_BASE_URL=http://127.0.0.1:9/v1\nLLM_MODEL_NAME=m\n")
     scripted_server.script = [text("from dotenv")]
-    done = run_agent("ask", "hi", "--no-judge", "--base-url", scripted_server.base_url, env=agent_env(None))
-    assert done.returncode == 0, done.stderr
+    done = invoke("ask", "hi", "--no-judge", "--base-url", scripted_server.base_url, env=cli_env(None))
+    assert done.exit_code == 0, done.stderr
     assert scripted_server.requests[0]["model"] == "m"
     assert scripted_server.headers[0]["authorization"] == f"Bearer {SECRET}"
 
 
-def test_usage_errors_are_exit_2(run_agent: RunAgent) -> None:
-    assert run_agent("ask", "q", "--mode", "telepathy").returncode == 2
-    assert run_agent("ask", "q", "--max-steps", "0").returncode == 2
-    done = run_agent("ask", "   ")
-    assert done.returncode == 2 and "empty" in done.stderr
-    done = run_agent("ask", "q", "--workspace", "/no/such/dir")
-    assert done.returncode == 2 and "not a directory" in done.stderr
+def test_usage_errors_are_exit_2(invoke: Invoke) -> None:
+    assert invoke("ask", "q", "--mode", "telepathy").exit_code == 2
+    assert invoke("ask", "q", "--max-steps", "0").exit_code == 2
+    done = invoke("ask", "   ")
+    assert done.exit_code == 2 and "empty" in done.stderr
+    done = invoke("ask", "q", "--workspace", "/no/such/dir")
+    assert done.exit_code == 2 and "not a directory" in done.stderr
 
 
-def test_max_steps_is_exit_1(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+def test_max_steps_is_exit_1(scripted_server: ScriptedServer, invoke: Invoke) -> None:
     scripted_server.script = lambda request: tool_calls(("calculator", {"expr": f"{len(request['messages'])}"}))
-    done = run_agent("ask", "q", "--max-steps", "2", "--no-judge")
-    assert done.returncode == 1
+    done = invoke("ask", "q", "--max-steps", "2", "--no-judge")
+    assert done.exit_code == 1
     assert "--max-steps 2" in done.stderr
     assert done.stdout == ""
 
 
-def test_the_key_never_appears(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+def test_the_key_never_appears(scripted_server: ScriptedServer, invoke: Invoke) -> None:
     # the server echoes the key back, as real servers do for a wrong one
     scripted_server.script = [error(401, f"Incorrect API key provided: {SECRET}.")]
     for output in ("plain", "rich", "json"):
         scripted_server.script = [error(401, f"Incorrect API key provided: {SECRET}.")]
-        done = run_agent("ask", "q", "--output", output, "--api-key", SECRET)
-        assert done.returncode == 1
+        done = invoke("ask", "q", "--output", output, "--api-key", SECRET)
+        assert done.exit_code == 1
         assert "401" in done.stdout + done.stderr
         assert SECRET not in done.stdout + done.stderr
 
 
-def test_a_server_that_is_down_is_exit_1_without_traceback(run_agent: RunAgent) -> None:
-    env = agent_env(None, LLM_MODEL_NAME="m", LLM_BASE_URL=unused_base_url())
-    done = run_agent("ask", "q", env=env)
-    assert done.returncode == 1
+def test_a_server_that_is_down_is_exit_1_without_traceback(invoke: Invoke) -> None:
+    # no retries: the SDK's back-off before giving up is 3 s of sleep that proves nothing here
+    env = cli_env(None, LLM_MODEL_NAME="m", LLM_BASE_URL=unused_base_url(), LLM_MAX_RETRIES="0")
+    done = invoke("ask", "q", env=env)
+    assert done.exit_code == 1
     assert "Could not reach" in done.stderr
     assert "Traceback" not in done.stderr
 
 
 def interrupt_while_waiting(server: ScriptedServer, workspace: Path, *args: str) -> tuple[int, str, str]:
     """Run `agent ask q ARGS`, send SIGINT once the model call is under way; (exit code, stdout, stderr)."""
-    server.script = [text("too late").delayed(30)]
+    server.script = [text("too late").delayed(2 * HANG_S)]
     proc = subprocess.Popen(
         [sys.executable, "-m", "agentcli", "ask", "q", *args],
         cwd=workspace,
@@ -126,7 +131,7 @@ def interrupt_while_waiting(server: ScriptedServer, workspace: Path, *args: str)
     try:
         _wait_for_request(server)
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=HANG_S)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -137,39 +142,38 @@ def interrupt_while_waiting(server: ScriptedServer, workspace: Path, *args: str)
 
 def test_ctrl_c_ends_the_run_with_130(scripted_server: ScriptedServer, workspace: Path) -> None:
     code, _out, err = interrupt_while_waiting(scripted_server, workspace, "--no-judge")
-    assert code == 130
+    assert code == 130, err
     assert "interrupted at step 1" in err
     assert "Traceback" not in err
 
 
 def _wait_for_request(server: ScriptedServer, count: int = 1) -> None:
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + HANG_S
     while len(server.requests) < count:
         assert time.monotonic() < deadline, "the agent never sent its request"
         time.sleep(0.02)
 
 
-def test_version_and_help() -> None:
-    env = agent_env(None)
-    done = subprocess.run([sys.executable, "-m", "agentcli", "--version"], capture_output=True, text=True, env=env)
-    assert done.returncode == 0 and done.stdout.startswith("agent ")
+def test_version_and_help(invoke: Invoke) -> None:
+    done = invoke("--version")
+    assert done.exit_code == 0 and done.stdout.startswith("agent ")
     for args in (["--help"], ["ask", "--help"], ["chat", "--help"], ["tools", "list", "--help"]):
-        done = subprocess.run([sys.executable, "-m", "agentcli", *args], capture_output=True, text=True, env=env)
-        assert done.returncode == 0, args
+        done = invoke(*args)
+        assert done.exit_code == 0, args
         assert "Usage" in done.stdout
     assert os.environ.get("LLM_API_KEY") is None
 
 
-def test_configuration_mistakes_are_exit_2(run_agent: RunAgent, workspace: Path) -> None:
-    bad_url = run_agent("ask", "q", env=agent_env(None, LLM_MODEL_NAME="m", LLM_BASE_URL="localhost:8000/v1"))
-    assert bad_url.returncode == 2
+def test_configuration_mistakes_are_exit_2(invoke: Invoke, workspace: Path) -> None:
+    bad_url = invoke("ask", "q", env=cli_env(None, LLM_MODEL_NAME="m", LLM_BASE_URL="localhost:8000/v1"))
+    assert bad_url.exit_code == 2
     assert "LLM_BASE_URL must be an http(s) URL" in bad_url.stderr
-    bad_key = run_agent("ask", "q", env=agent_env(None, LLM_MODEL_NAME="m", LLM_API_KEY="sk-clé"))
-    assert bad_key.returncode == 2
+    bad_key = invoke("ask", "q", env=cli_env(None, LLM_MODEL_NAME="m", LLM_API_KEY="sk-clé"))
+    assert bad_key.exit_code == 2
     assert "sk-clé" not in bad_key.stderr
     (workspace / ".env").write_bytes(b"LLM_MODEL_NAME=m\xff\n")
-    bad_env = run_agent("ask", "q", env=agent_env(None))
-    assert bad_env.returncode == 2
+    bad_env = invoke("ask", "q", env=cli_env(None))
+    assert bad_env.exit_code == 2
     assert "UTF-8" in bad_env.stderr
 
 
@@ -179,22 +183,23 @@ def test_undecodable_bytes_in_the_question_are_a_usage_error(scripted_server: Sc
         cwd=workspace,
         env=agent_env(scripted_server),
         capture_output=True,
+        timeout=HANG_S,
     )
     assert done.returncode == 2
     assert b"not valid text" in done.stderr
     assert scripted_server.requests == []
 
 
-def test_a_short_key_is_masked_too(scripted_server: ScriptedServer, run_agent: RunAgent) -> None:
+def test_a_short_key_is_masked_too(scripted_server: ScriptedServer, invoke: Invoke) -> None:
     scripted_server.script = [error(401, "bad key abc")]
-    done = run_agent("ask", "q", env=agent_env(scripted_server, LLM_API_KEY="abc"))
-    assert done.returncode == 1
+    done = invoke("ask", "q", env=cli_env(scripted_server, LLM_API_KEY="abc"))
+    assert done.exit_code == 1
     assert "abc" not in done.stdout + done.stderr
 
 
 def test_json_output_ends_with_final_even_when_interrupted(scripted_server: ScriptedServer, workspace: Path) -> None:
-    code, out, _err = interrupt_while_waiting(scripted_server, workspace, "--output", "json")
-    assert code == 130
+    code, out, err = interrupt_while_waiting(scripted_server, workspace, "--output", "json")
+    assert code == 130, err
     final = json.loads(out.splitlines()[-1])
     assert final["type"] == "final"
     assert (final["status"], final["answer"]) == ("interrupted", None)
@@ -204,6 +209,8 @@ def test_a_closed_pipe_is_not_an_error_message(scripted_server: ScriptedServer, 
     scripted_server.script = [text("x " * 20_000)]
     env = agent_env(scripted_server)
     agent_cmd = f"{sys.executable} -m agentcli ask q --no-judge --output json | head -c 10 > /dev/null"
-    done = subprocess.run(["bash", "-c", agent_cmd], cwd=workspace, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-c", agent_cmd], cwd=workspace, env=env, capture_output=True, text=True, timeout=HANG_S
+    )
     assert "internal error" not in done.stderr
     assert "Traceback" not in done.stderr

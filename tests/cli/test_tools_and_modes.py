@@ -1,27 +1,19 @@
-"""`agent tools list` and `agent ask --mode ...` as a user sees them."""
+"""`agent tools list` and `agent ask --mode ...` as a user sees them, in-process."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from tests.cli.conftest import RunAgent, agent_env
+from tests.cli.conftest import Invoke, cli_env
 from tests.engine.test_modes import REACT_STEPS, TASK, no_tools_server
 from tests.support.scripted_server import ScriptedServer
 
 
-def agent(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agentcli", *args], capture_output=True, text=True, env=agent_env(None), timeout=60
-    )
-
-
-def test_tools_list_json_is_the_exact_tools_array() -> None:
-    done = agent("tools", "list", "--json")
-    assert done.returncode == 0, done.stderr
+def test_tools_list_json_is_the_exact_tools_array(invoke: Invoke) -> None:
+    done = invoke("tools", "list", "--json", env=cli_env(None))
+    assert done.exit_code == 0, done.stderr
     tools = json.loads(done.stdout)
     by_name = {tool["function"]["name"]: tool["function"] for tool in tools}
     assert list(by_name) == ["read_file", "list_files", "search_text", "calculator"]
@@ -34,27 +26,25 @@ def test_tools_list_json_is_the_exact_tools_array() -> None:
 
 
 @pytest.mark.parametrize("mode", ["react", "json"])
-def test_tools_list_json_prints_the_prompt_of_a_text_mode(mode: str) -> None:
-    done = agent("tools", "list", "--json", "--mode", mode)
-    assert done.returncode == 0, done.stderr
+def test_tools_list_json_prints_the_prompt_of_a_text_mode(invoke: Invoke, mode: str) -> None:
+    done = invoke("tools", "list", "--json", "--mode", mode, env=cli_env(None))
+    assert done.exit_code == 0, done.stderr
     assert "read_file" in done.stdout and "calculator" in done.stdout
     assert ("Action Input:" if mode == "react" else '"final_answer"') in done.stdout
 
 
-def test_tools_list_table() -> None:
-    done = agent("tools", "list")
-    assert done.returncode == 0, done.stderr
+def test_tools_list_table(invoke: Invoke) -> None:
+    done = invoke("tools", "list", env=cli_env(None))
+    assert done.exit_code == 0, done.stderr
     for word in ("read_file", "calculator", "path", "required", "expr"):
         assert word in done.stdout
 
 
 @pytest.mark.parametrize("mode", ["react", "auto"])
-def test_ask_in_a_text_mode_shows_the_same_panels(
-    scripted_server: ScriptedServer, run_agent: RunAgent, mode: str
-) -> None:
+def test_ask_in_a_text_mode_shows_the_same_panels(scripted_server: ScriptedServer, invoke: Invoke, mode: str) -> None:
     scripted_server.script = no_tools_server(REACT_STEPS)
-    done = run_agent("ask", TASK, "--mode", mode, "--output", "rich")
-    assert done.returncode == 0, done.stderr
+    done = invoke("ask", TASK, "--mode", mode, "--output", "rich")
+    assert done.exit_code == 0, done.stderr
     for title in ("THINKING", "TOOL · read_file", "TOOL · calculator", "JUDGE"):
         assert title in done.stderr
     assert "The product is 42." in done.stdout

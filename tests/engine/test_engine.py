@@ -1,40 +1,53 @@
-"""The engine end to end through the real openai client and a scripted server on 127.0.0.1."""
+"""The engine's logic on the in-process scripted client; its wire behaviour end to end over real HTTP.
+
+Logic (tool calls, guards, the judge, memory, limits) runs against `llm`, which validates every request like the
+server does. The tests marked "over HTTP" go through the real openai client and the scripted server: streaming,
+retries, usage parsing, broken responses.
+"""
 
 from __future__ import annotations
 
 import itertools
 import json
-import time
-from typing import Any
 
-from agentcli.events import JudgeVerdict, ModelTextDelta, ToolReturned, UsageReported
-from tests.engine.conftest import MakeAgent
-from tests.support.scripted_server import (
-    ScriptedServer,
+from agentcli.events import Event, JudgeVerdict, ModelTextDelta, ToolReturned, UsageReported
+from agentcli.llm.scripted import (
+    ScriptedClient,
     error,
     judge_fail,
     judge_pass,
-    raw,
+    stream_cut,
     text,
     tool_calls,
-    unused_base_url,
 )
+from agentcli.llm.types import ChatRequest, Usage
+from tests.engine.conftest import MakeAgent
+from tests.support import scripted_server as wire
+from tests.support.scripted_server import ScriptedServer, unused_base_url
 
 
-def main_requests(server: ScriptedServer) -> list[dict[str, Any]]:
+def main_requests(requests: list[ChatRequest]) -> list[ChatRequest]:
     """The engine's own requests (the judge's carry response_format and no tools)."""
-    return [r for r in server.requests if "tools" in r]
+    return [r for r in requests if "tools" in r]
 
 
-def tool_results(events: list[Any]) -> list[ToolReturned]:
+def tool_results(events: list[Event]) -> list[ToolReturned]:
     return [e for e in events if isinstance(e, ToolReturned)]
 
 
-def test_two_tools_in_sequence(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
+def failure_reason(events: list[Event]) -> str:
+    reason: str = next(e for e in events if e.type == "failure").to_dict()["reason"]
+    return reason
+
+
+# -- end to end over HTTP: the real client's streaming, retries, usage and errors --
+
+
+def test_two_tools_in_sequence_over_http(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
     scripted_server.script = [
-        tool_calls(("read_file", {"path": "notes.txt"})),
-        tool_calls(("calculator", {"expr": "6 * 7"})),
-        text("The product of 6 and 7 is 42."),
+        wire.tool_calls(("read_file", {"path": "notes.txt"})),
+        wire.tool_calls(("calculator", {"expr": "6 * 7"})),
+        wire.text("The product of 6 and 7 is 42."),
     ]
     result = make_agent().run("read notes.txt and multiply the two numbers in it")
     assert result.status == "finished"
@@ -43,12 +56,12 @@ def test_two_tools_in_sequence(scripted_server: ScriptedServer, make_agent: Make
     outputs = [r.content for r in tool_results(result.events)]
     assert "first number: 6" in outputs[0]
     assert outputs[1] == "42"
-    # usage is summed over the calls: (10, 5, 2) each
+    # usage is read from the stream and summed over the calls: (10, 5, 2) each
     assert result.usage.to_dict() == {"prompt_tokens": 30, "completion_tokens": 15, "cached_tokens": 6}
 
 
 def test_text_is_streamed_as_deltas(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [text("a streamed answer in several pieces")]
+    scripted_server.script = [wire.text("a streamed answer in several pieces")]
     result = make_agent().run("hi")
     deltas = [e.text for e in result.events if isinstance(e, ModelTextDelta)]
     assert len(deltas) > 1
@@ -57,263 +70,52 @@ def test_text_is_streamed_as_deltas(scripted_server: ScriptedServer, make_agent:
     assert scripted_server.requests[0]["stream_options"] == {"include_usage": True}
 
 
-def test_every_call_of_a_turn_runs_and_is_answered_by_id(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
-) -> None:
-    scripted_server.script = [
-        tool_calls(("calculator", {"expr": "1 + 1"}), ("calculator", {"expr": "2 * 3"}), ("read_file", {"path": "x"})),
-        text("2, 6, and x is missing"),
-    ]
-    result = make_agent().run("compute")
-    assert result.status == "finished"
-    second = main_requests(scripted_server)[1]["messages"]
-    calls = second[-4]["tool_calls"]
-    answers = second[-3:]
-    assert [m["tool_call_id"] for m in answers] == [c["id"] for c in calls]
-    assert [m["content"] for m in answers[:2]] == ["2", "6"]
-    assert "x" in answers[2]["content"]
-
-
-def test_model_mistakes_become_observations(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [
-        tool_calls(("read_file", {"file": "notes.txt"})),  # wrong parameter name
-        tool_calls(("read_fil", {"path": "notes.txt"})),  # unknown tool
-        tool_calls(("calculator", '{"expr": "6 *')),  # truncated JSON
-        tool_calls(("read_file", {"path": "notes.txt"})),  # recovery
-        text("6 and 7"),
-    ]
-    result = make_agent().run("read notes")
-    assert result.status == "finished"
-    first, second, third, fourth = tool_results(result.events)
-    assert first.is_error and "unknown parameter 'file'" in first.content and "path (string, required)" in first.content
-    assert second.is_error and "Available tools: read_file, list_files, search_text, calculator" in second.content
-    assert third.is_error and "not valid JSON" in third.content
-    assert not fourth.is_error
-
-
-def test_the_same_call_repeated_forever_is_stopped(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = lambda request: tool_calls(("calculator", {"expr": "1+1"}))
-    result = make_agent(max_steps=10).run("loop")
-    assert result.status == "failed"
-    results = tool_results(result.events)
-    assert [r.skipped for r in results] == [False, True, True, True]
-    assert "already called with these arguments at step 1" in results[1].content
-    assert result.answer is None
-    assert len(scripted_server.requests) == 4  # stuck after three repeats, long before max steps
-
-
-def test_an_a_b_cycle_is_named(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    a = ("calculator", {"expr": "1+1"})
-    b = ("read_file", {"path": "notes.txt"})
-    scripted_server.script = [tool_calls(a), tool_calls(b), tool_calls(a), tool_calls(b), text("done")]
-    result = make_agent().run("cycle")
-    results = tool_results(result.events)
-    assert [r.skipped for r in results] == [False, False, True, True]
-    assert "repeating a cycle of calls (calculator -> read_file)" in results[3].content
-    assert result.status == "finished"
-
-
-def test_max_steps_fails_with_a_clear_reason(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = lambda request: tool_calls(("calculator", {"expr": f"{len(request['messages'])}+1"}))
-    result = make_agent(max_steps=3).run("never ends")
-    assert result.status == "failed"
-    assert len(scripted_server.requests) == 3
-    failure = next(e for e in result.events if e.type == "failure")
-    assert "--max-steps 3" in failure.to_dict()["reason"]
-
-
-def test_judge_rejects_a_half_answer_then_accepts(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [
-        text("The first number is 6."),
-        judge_fail("the product of the two numbers"),
-        text("6 * 7 = 42"),
-        judge_pass(),
-    ]
-    result = make_agent(judge=True).run("multiply the numbers")
-    assert result.answer == "6 * 7 = 42"
-    verdicts = [e for e in result.events if isinstance(e, JudgeVerdict)]
-    assert [v.passed for v in verdicts] == [False, True]
-    judge_request = scripted_server.requests[1]
-    assert "tools" not in judge_request
-    assert judge_request["response_format"] == {"type": "json_object"}
-    retry = scripted_server.requests[2]["messages"]
-    # the rejected draft never entered the conversation; the feedback did
-    assert all(m.get("content") != "The first number is 6." for m in retry)
-    assert retry[-1] == {"role": "user", "content": "[Judge feedback] the product of the two numbers"}
-    assert result.transcript[-1] == {"role": "assistant", "content": "6 * 7 = 42"}
-
-
-def test_a_judge_replying_garbage_passes_the_answer(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [text("42"), text("I think it is fine!")]
-    result = make_agent(judge=True).run("q")
-    assert result.answer == "42"
-    verdict = next(e for e in result.events if isinstance(e, JudgeVerdict))
-    assert verdict.passed
-    assert "not a verdict" in verdict.note
-
-
-def test_a_failing_judge_fails_open(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [text("42"), error(400, "json mode unsupported")]
-    result = make_agent(judge=True).run("q")
-    assert result.answer == "42"
-    verdict = next(e for e in result.events if isinstance(e, JudgeVerdict))
-    assert verdict.passed and "judge unavailable" in verdict.note
-
-
-def test_three_rejections_then_accepted_with_a_warning(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [
-        text("a"),
-        judge_fail("x"),
-        text("b"),
-        judge_fail("y"),
-        text("c"),
-        judge_fail("z"),
-        text("d"),
-    ]
-    result = make_agent(judge=True).run("q")
-    assert result.answer == "d"
-    answer = next(e for e in result.events if e.type == "answer")
-    assert "rejected 3 drafts" in answer.to_dict()["warning"]
-    assert scripted_server.remaining == 0
-
-
-def test_an_empty_answer_is_rejected_without_asking_the_judge(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
-) -> None:
-    scripted_server.script = [text(""), text("real answer"), judge_pass()]
-    result = make_agent(judge=True).run("q")
-    assert result.answer == "real answer"
-    assert len(scripted_server.requests) == 3  # draft, draft, one judge call
-    assert "[Judge feedback]" in scripted_server.requests[1]["messages"][-1]["content"]
-
-
 def test_500_then_ok_is_retried(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [error(500, "boom"), text("fine")]
+    scripted_server.script = [wire.error(500, "boom"), wire.text("fine")]
     result = make_agent(max_retries=2).run("q")
     assert result.answer == "fine"
+    assert len(scripted_server.requests) == 2
 
 
 def test_429_honours_retry_after(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [error(429, "slow down", headers={"Retry-After": "1"}), text("fine")]
-    started = time.perf_counter()
+    scripted_server.script = [wire.error(429, "slow down", headers={"Retry-After": "1"}), wire.text("fine")]
     result = make_agent(max_retries=2).run("q")
     assert result.answer == "fine"
-    assert time.perf_counter() - started >= 0.9
+    assert len(scripted_server.requests) == 2
+    # the wait is announced, and it is the server's 1 s, not a jittered back-off
+    assert [e.to_dict()["seconds"] for e in result.events if e.type == "waiting"] == [1.0]
 
 
 def test_errors_after_retries_fail_the_run_with_the_servers_message(
     scripted_server: ScriptedServer, make_agent: MakeAgent
 ) -> None:
-    scripted_server.script = [error(503, "overloaded"), error(503, "overloaded")]
+    scripted_server.script = [wire.error(503, "overloaded"), wire.error(503, "overloaded")]
     result = make_agent(max_retries=1).run("q")
     assert result.status == "failed"
-    reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
+    reason = failure_reason(result.events)
     assert "503" in reason and "overloaded" in reason
 
 
 def test_a_server_that_is_down(make_agent: MakeAgent) -> None:
     result = make_agent(base_url=unused_base_url()).run("q")
     assert result.status == "failed"
-    reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
-    assert "Could not reach" in reason
+    assert "Could not reach" in failure_reason(result.events)
 
 
 def test_a_garbled_response_body_fails_cleanly(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [raw("<html>bad gateway</html>", status=502, content_type="text/html")]
+    scripted_server.script = [wire.raw("<html>bad gateway</html>", status=502, content_type="text/html")]
     result = make_agent().run("q")
     assert result.status == "failed"
-
-
-def test_request_prefix_is_stable_and_the_system_prompt_is_not_stored(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
-) -> None:
-    scripted_server.script = [
-        tool_calls(("read_file", {"path": "notes.txt"})),
-        tool_calls(("calculator", {"expr": "6*7"}), ("calculator", {"expr": "6+7"})),
-        text("42"),
-    ]
-    result = make_agent().run("q")
-    bodies = [json.dumps(r["messages"]) for r in scripted_server.requests]
-    for before, after in itertools.pairwise(bodies):
-        assert after.startswith(before[:-1])  # the same bytes, one list extended
-    assert all(m["role"] != "system" for m in result.transcript)
-    assert all(r["messages"][0]["role"] == "system" for r in scripted_server.requests)
-
-
-def test_usage_is_reported_per_call_and_in_total(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [
-        tool_calls(("calculator", {"expr": "1+2"}), usage=(100, 10, 40)),
-        text("3", usage=(150, 3, 100)),
-    ]
-    result = make_agent().run("q")
-    reports = [e for e in result.events if isinstance(e, UsageReported)]
-    assert [r.call.prompt_tokens for r in reports] == [100, 150]
-    assert reports[-1].total.to_dict() == {"prompt_tokens": 250, "completion_tokens": 13, "cached_tokens": 140}
-
-
-def test_ids_missing_or_reused_by_the_server_are_made_unique(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
-) -> None:
-    scripted_server.script = [
-        tool_calls(("calculator", {"expr": "1+1"}, "same")),
-        tool_calls(("calculator", {"expr": "2+2"}, "same")),
-        text("done"),
-    ]
-    result = make_agent().run("q")
-    ids = [c["id"] for m in result.transcript for c in m.get("tool_calls") or ()]
-    assert len(ids) == len(set(ids)) == 2
-
-
-def test_memory_across_questions_and_reset(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    agent = make_agent()
-    scripted_server.script = [text("Hello Ana"), text("Your name is Ana"), text("I don't know")]
-    agent.run("my name is Ana")
-    agent.run("what is my name?")
-    assert [m["content"] for m in scripted_server.requests[1]["messages"][1:]] == [
-        "my name is Ana",
-        "Hello Ana",
-        "what is my name?",
-    ]
-    agent.reset()
-    agent.run("what is my name?")
-    assert len(scripted_server.requests[2]["messages"]) == 2
-
-
-def test_an_interrupted_turn_leaves_no_trace(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    agent = make_agent()
-    scripted_server.script = [tool_calls(("calculator", {"expr": "1+1"})), text("ok")]
-    events = agent.events("first")
-    for event in events:
-        if isinstance(event, ToolReturned):
-            break
-    events.close()  # what Ctrl-C does to the generator
-    assert len(agent.conversation) == 0
-    agent.conversation.check_pairing()
-
-
-def test_an_answer_cut_by_the_output_limit_carries_a_warning(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
-) -> None:
-    scripted_server.script = [text("The answer is forty", finish_reason="length")]
-    result = make_agent().run("q")
-    answer = next(e for e in result.events if e.type == "answer")
-    assert "output limit" in answer.to_dict()["warning"]
 
 
 def test_a_stream_cut_mid_way_is_asked_again_once(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [text("Hello there, this is a long answer").dropped_after(2), text("whole answer")]
+    scripted_server.script = [
+        wire.text("Hello there, this is a long answer").dropped_after(2),
+        wire.text("whole answer"),
+    ]
     result = make_agent(max_steps=1).run("q")
     assert result.answer == "whole answer"  # the lost reply did not count against --max-steps
     assert [e.type for e in result.events].count("step_retried") == 1
-
-
-def test_a_stream_cut_twice_fails_and_says_so(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    cut = text("Hello there, this is a long answer").dropped_after(2)
-    scripted_server.script = [cut, cut]
-    result = make_agent().run("q")
-    assert result.status == "failed"
-    reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
-    assert "cut while the reply was streaming" in reason
 
 
 def test_a_stream_without_an_ending_is_asked_again_like_a_cut(
@@ -325,31 +127,252 @@ def test_a_stream_without_an_ending_is_asked_again_like_a_cut(
         return f"data: {json.dumps(body)}\n\n"
 
     body = chunk("Half an ") + chunk("answer")  # and then the server just closes: no finish_reason, no [DONE]
-    scripted_server.script = [raw(body, content_type="text/event-stream"), raw(body, content_type="text/event-stream")]
+    scripted_server.script = [wire.raw(body, content_type="text/event-stream")] * 2
     result = make_agent().run("q")
     assert result.status == "failed"
     assert [e.type for e in result.events].count("step_retried") == 1
-    reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
-    assert "ended before the model finished" in reason
+    assert "ended before the model finished" in failure_reason(result.events)
 
 
 def test_a_page_that_is_not_a_stream_points_at_the_base_url(
     scripted_server: ScriptedServer, make_agent: MakeAgent
 ) -> None:
-    scripted_server.script = [raw("<html>welcome</html>", content_type="text/html")]
+    scripted_server.script = [wire.raw("<html>welcome</html>", content_type="text/html")]
     result = make_agent().run("q")
     assert result.status == "failed"
     assert len(scripted_server.requests) == 1
-    reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
-    assert "LLM_BASE_URL" in reason
+    assert "LLM_BASE_URL" in failure_reason(result.events)
 
 
-def test_the_judge_sees_earlier_exchanges_of_a_chat(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    agent = make_agent(judge=True)
-    scripted_server.script = [text("6 * 7 = 42"), judge_pass(), text("6 / 7 = 0.857"), judge_pass()]
+# -- engine logic, in-process --
+
+
+def test_every_call_of_a_turn_runs_and_is_answered_by_id(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [
+        tool_calls(("calculator", {"expr": "1 + 1"}), ("calculator", {"expr": "2 * 3"}), ("read_file", {"path": "x"})),
+        text("2, 6, and x is missing"),
+    ]
+    result = make_scripted_agent().run("compute")
+    assert result.status == "finished"
+    second = main_requests(llm.requests)[1]["messages"]
+    calls = second[-4]["tool_calls"]
+    answers = second[-3:]
+    assert [m["tool_call_id"] for m in answers] == [c["id"] for c in calls]
+    assert [m["content"] for m in answers[:2]] == ["2", "6"]
+    assert "x" in answers[2]["content"]
+
+
+def test_model_mistakes_become_observations(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [
+        tool_calls(("read_file", {"file": "notes.txt"})),  # wrong parameter name
+        tool_calls(("read_fil", {"path": "notes.txt"})),  # unknown tool
+        tool_calls(("calculator", '{"expr": "6 *')),  # truncated JSON
+        tool_calls(("read_file", {"path": "notes.txt"})),  # recovery
+        text("6 and 7"),
+    ]
+    result = make_scripted_agent().run("read notes")
+    assert result.status == "finished"
+    first, second, third, fourth = tool_results(result.events)
+    assert first.is_error and "unknown parameter 'file'" in first.content and "path (string, required)" in first.content
+    assert second.is_error and "Available tools: read_file, list_files, search_text, calculator" in second.content
+    assert third.is_error and "not valid JSON" in third.content
+    assert not fourth.is_error
+
+
+def test_the_same_call_repeated_forever_is_stopped(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = lambda request: tool_calls(("calculator", {"expr": "1+1"}))
+    result = make_scripted_agent(max_steps=10).run("loop")
+    assert result.status == "failed"
+    results = tool_results(result.events)
+    assert [r.skipped for r in results] == [False, True, True, True]
+    assert "already called with these arguments at step 1" in results[1].content
+    assert result.answer is None
+    assert len(llm.requests) == 4  # stuck after three repeats, long before max steps
+
+
+def test_an_a_b_cycle_is_named(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    a = ("calculator", {"expr": "1+1"})
+    b = ("read_file", {"path": "notes.txt"})
+    llm.script = [tool_calls(a), tool_calls(b), tool_calls(a), tool_calls(b), text("done")]
+    result = make_scripted_agent().run("cycle")
+    results = tool_results(result.events)
+    assert [r.skipped for r in results] == [False, False, True, True]
+    assert "repeating a cycle of calls (calculator -> read_file)" in results[3].content
+    assert result.status == "finished"
+
+
+def test_max_steps_fails_with_a_clear_reason(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = lambda request: tool_calls(("calculator", {"expr": f"{len(request['messages'])}+1"}))
+    result = make_scripted_agent(max_steps=3).run("never ends")
+    assert result.status == "failed"
+    assert len(llm.requests) == 3
+    assert "--max-steps 3" in failure_reason(result.events)
+
+
+def test_judge_rejects_a_half_answer_then_accepts(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [
+        text("The first number is 6."),
+        judge_fail("the product of the two numbers"),
+        text("6 * 7 = 42"),
+        judge_pass(),
+    ]
+    result = make_scripted_agent(judge=True).run("multiply the numbers")
+    assert result.answer == "6 * 7 = 42"
+    verdicts = [e for e in result.events if isinstance(e, JudgeVerdict)]
+    assert [v.passed for v in verdicts] == [False, True]
+    judge_request = llm.requests[1]
+    assert "tools" not in judge_request
+    assert judge_request["response_format"] == {"type": "json_object"}
+    retry = llm.requests[2]["messages"]
+    # the rejected draft never entered the conversation; the feedback did
+    assert all(m.get("content") != "The first number is 6." for m in retry)
+    assert retry[-1] == {"role": "user", "content": "[Judge feedback] the product of the two numbers"}
+    assert result.transcript[-1] == {"role": "assistant", "content": "6 * 7 = 42"}
+
+
+def test_a_judge_replying_garbage_passes_the_answer(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [text("42"), text("I think it is fine!")]
+    result = make_scripted_agent(judge=True).run("q")
+    assert result.answer == "42"
+    verdict = next(e for e in result.events if isinstance(e, JudgeVerdict))
+    assert verdict.passed
+    assert "not a verdict" in verdict.note
+
+
+def test_a_failing_judge_fails_open(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [text("42"), error("The model endpoint answered 400: json mode unsupported", status=400)]
+    result = make_scripted_agent(judge=True).run("q")
+    assert result.answer == "42"
+    verdict = next(e for e in result.events if isinstance(e, JudgeVerdict))
+    assert verdict.passed and "judge unavailable" in verdict.note
+
+
+def test_three_rejections_then_accepted_with_a_warning(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [
+        text("a"),
+        judge_fail("x"),
+        text("b"),
+        judge_fail("y"),
+        text("c"),
+        judge_fail("z"),
+        text("d"),
+    ]
+    result = make_scripted_agent(judge=True).run("q")
+    assert result.answer == "d"
+    answer = next(e for e in result.events if e.type == "answer")
+    assert "rejected 3 drafts" in answer.to_dict()["warning"]
+    assert llm.remaining == 0
+
+
+def test_an_empty_answer_is_rejected_without_asking_the_judge(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    llm.script = [text(""), text("real answer"), judge_pass()]
+    result = make_scripted_agent(judge=True).run("q")
+    assert result.answer == "real answer"
+    assert len(llm.requests) == 3  # draft, draft, one judge call
+    assert "[Judge feedback]" in llm.requests[1]["messages"][-1]["content"]
+
+
+def test_request_prefix_is_stable_and_the_system_prompt_is_not_stored(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    llm.script = [
+        tool_calls(("read_file", {"path": "notes.txt"})),
+        tool_calls(("calculator", {"expr": "6*7"}), ("calculator", {"expr": "6+7"})),
+        text("42"),
+    ]
+    result = make_scripted_agent().run("q")
+    bodies = [json.dumps(r["messages"]) for r in llm.requests]
+    for before, after in itertools.pairwise(bodies):
+        assert after.startswith(before[:-1])  # the same bytes, one list extended
+    assert all(m["role"] != "system" for m in result.transcript)
+    assert all(r["messages"][0]["role"] == "system" for r in llm.requests)
+
+
+def test_usage_is_reported_per_call_and_in_total(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [
+        tool_calls(("calculator", {"expr": "1+2"}), usage=Usage(100, 10, 40)),
+        text("3", usage=Usage(150, 3, 100)),
+    ]
+    result = make_scripted_agent().run("q")
+    reports = [e for e in result.events if isinstance(e, UsageReported)]
+    assert [r.call.prompt_tokens for r in reports] == [100, 150]
+    assert reports[-1].total.to_dict() == {"prompt_tokens": 250, "completion_tokens": 13, "cached_tokens": 140}
+
+
+def test_ids_missing_or_reused_by_the_server_are_made_unique(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    llm.script = [
+        tool_calls(("calculator", {"expr": "1+1"}, "same")),
+        tool_calls(("calculator", {"expr": "2+2"}, "same")),
+        text("done"),
+    ]
+    result = make_scripted_agent().run("q")
+    ids = [c["id"] for m in result.transcript for c in m.get("tool_calls") or ()]
+    assert len(ids) == len(set(ids)) == 2
+
+
+def test_memory_across_questions_and_reset(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    agent = make_scripted_agent()
+    llm.script = [text("Hello Ana"), text("Your name is Ana"), text("I don't know")]
+    agent.run("my name is Ana")
+    agent.run("what is my name?")
+    assert [m["content"] for m in llm.requests[1]["messages"][1:]] == [
+        "my name is Ana",
+        "Hello Ana",
+        "what is my name?",
+    ]
+    agent.reset()
+    agent.run("what is my name?")
+    assert len(llm.requests[2]["messages"]) == 2
+
+
+def test_an_interrupted_turn_leaves_no_trace(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    agent = make_scripted_agent()
+    llm.script = [tool_calls(("calculator", {"expr": "1+1"})), text("ok"), text("fresh")]
+    run = agent.start("first")
+    for event in run:
+        if isinstance(event, ToolReturned):
+            break
+    run.interrupt()  # what Ctrl-C does
+    assert len(agent.conversation) == 0
+    agent.conversation.check_pairing()
+    agent.run("second")  # the next request is valid (the client checks the pairing) and starts afresh
+    assert [m["content"] for m in llm.requests[-1]["messages"][1:]] == ["second"]
+
+
+def test_an_answer_cut_by_the_output_limit_carries_a_warning(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    llm.script = [text("The answer is forty", finish_reason="length")]
+    result = make_scripted_agent().run("q")
+    answer = next(e for e in result.events if e.type == "answer")
+    assert "output limit" in answer.to_dict()["warning"]
+
+
+def test_a_stream_cut_mid_way_keeps_no_half_reply(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [stream_cut("Hello th"), text("whole answer")]
+    result = make_scripted_agent(max_steps=1).run("q")
+    assert result.answer == "whole answer"
+    assert all("Hello th" not in json.dumps(m) for m in result.transcript)
+    assert len(llm.requests[1]["messages"]) == len(llm.requests[0]["messages"])  # asked again, the same question
+
+
+def test_a_stream_cut_twice_fails_and_says_so(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [stream_cut("Hello"), stream_cut("Hello")]
+    result = make_scripted_agent().run("q")
+    assert result.status == "failed"
+    assert "cut while the reply was streaming" in failure_reason(result.events)
+
+
+def test_the_judge_sees_earlier_exchanges_of_a_chat(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    agent = make_scripted_agent(judge=True)
+    llm.script = [text("6 * 7 = 42"), judge_pass(), text("6 / 7 = 0.857"), judge_pass()]
     agent.run("multiply the numbers in notes.txt")
     agent.run("and divide them?")
-    second_judge = scripted_server.requests[3]["messages"][1]["content"]
+    second_judge = llm.requests[3]["messages"][1]["content"]
     assert second_judge.startswith("Earlier in this conversation:\nUser: multiply the numbers in notes.txt\n")
     assert "Assistant: 6 * 7 = 42" in second_judge
     assert second_judge.endswith("Request:\nand divide them?\n\nDraft answer:\n6 / 7 = 0.857")

@@ -1,15 +1,21 @@
-"""The same task in every protocol mode, against a server that rejects `tools`."""
+"""The same task in every protocol mode, against a model that rejects `tools`.
+
+One run per text mode goes end to end over HTTP; the rest of the protocol logic runs on the in-process client.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 
 from agentcli.events import FormatProblem, JudgeVerdict, ModeSwitched, ToolReturned
+from agentcli.llm.scripted import Reply, ScriptedClient, json_reply, judge_fail, judge_pass, text, tools_rejected
+from agentcli.llm.types import ChatRequest
 from tests.engine.conftest import MakeAgent
-from tests.support.scripted_server import Reply, ScriptedServer, error, judge_pass, text
+from tests.support import scripted_server as wire
+from tests.support.scripted_server import ScriptedServer
 
 TASK = "read notes.txt and multiply the two numbers in it"
 
@@ -25,20 +31,36 @@ JSON_STEPS = [
 ]
 
 
-def observations(request: dict[str, Any]) -> int:
+def observations(request: ChatRequest) -> int:
     return sum(1 for m in request["messages"] if m["role"] == "user" and m["content"].startswith("Observation:"))
 
 
-def is_judge(request: dict[str, Any]) -> bool:
+def is_judge(request: ChatRequest) -> bool:
     return "Draft answer" in request["messages"][-1]["content"]
 
 
-def no_tools_server(steps: list[str]) -> Any:
+VLLM_REFUSAL = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser'
+
+
+def no_tools_server(steps: list[str]) -> wire.Responder:
     """Rejects `tools` like a vLLM without a tool parser; answers the text protocol by progress."""
 
-    def script(request: dict[str, Any]) -> Reply:
+    def script(request: ChatRequest) -> wire.Reply:
         if "tools" in request:
-            return error(400, '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser')
+            return wire.error(400, VLLM_REFUSAL)
+        if is_judge(request):
+            return wire.judge_pass()
+        return wire.text(steps[observations(request)])
+
+    return script
+
+
+def no_tools_model(steps: list[str]) -> Callable[[ChatRequest], Reply]:
+    """The same model in-process."""
+
+    def script(request: ChatRequest) -> Reply:
+        if "tools" in request:
+            return tools_rejected(VLLM_REFUSAL)
         if is_judge(request):
             return judge_pass()
         return text(steps[observations(request)])
@@ -73,73 +95,70 @@ def test_text_modes_solve_the_task_without_tools(
 
 
 def test_native_mode_without_tools_support_fails_with_advice(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
 ) -> None:
-    scripted_server.script = no_tools_server(REACT_STEPS)
-    result = make_agent(mode="native").run(TASK)
+    llm.script = no_tools_model(REACT_STEPS)
+    result = make_scripted_agent(mode="native").run(TASK)
     assert result.status == "failed"
     reason = next(e for e in result.events if e.type == "failure").to_dict()["reason"]
     assert "--mode react" in reason
 
 
 def test_an_invented_observation_and_answer_are_never_accepted(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
 ) -> None:
     # a server that ignores `stop` lets the model write the observation and an answer of its own
     leaky = (
         'Thought: read it.\nAction: read_file\nAction Input: {"path": "notes.txt"}\n'
         "Observation: first number: 100\nThought: easy.\nFinal Answer: The product is 1000."
     )
-    scripted_server.script = no_tools_server([leaky, REACT_STEPS[1], REACT_STEPS[2]])
-    result = make_agent(mode="react").run(TASK)
+    llm.script = no_tools_model([leaky, REACT_STEPS[1], REACT_STEPS[2]])
+    result = make_scripted_agent(mode="react").run(TASK)
     assert result.answer == "The product is 42."
     assert all("1000" not in json.dumps(m) for m in result.transcript)
-    for request in scripted_server.requests:  # (the system prompt's tool list may hold the digits: 1..1000)
+    for request in llm.requests:  # (the system prompt's tool list may hold the digits: 1..1000)
         assert "1000" not in json.dumps(request["messages"][1:])
 
 
 def test_react_format_errors_go_back_to_the_model_then_end_the_run(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
 ) -> None:
     broken = "Thought: x\nAction: calculator\nAction Input: {expr: 6*7"
-    scripted_server.script = lambda request: text(broken)
-    result = make_agent(mode="react").run(TASK)
+    llm.script = lambda request: text(broken)
+    result = make_scripted_agent(mode="react").run(TASK)
     problems = [e for e in result.events if isinstance(e, FormatProblem)]
     assert len(problems) == 3
     assert result.status == "failed"
-    second = scripted_server.requests[1]["messages"]
+    second = llm.requests[1]["messages"]
     assert second[-2] == {"role": "assistant", "content": broken}
     assert second[-1]["role"] == "user"
     assert second[-1]["content"] == problems[0].hint
 
 
-def test_guards_work_in_text_modes(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = lambda request: text(REACT_STEPS[0])
-    result = make_agent(mode="react").run(TASK)
+def test_guards_work_in_text_modes(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = lambda request: text(REACT_STEPS[0])
+    result = make_scripted_agent(mode="react").run(TASK)
     results = [e for e in result.events if isinstance(e, ToolReturned)]
     assert [r.skipped for r in results] == [False, True, True, True]
     assert result.status == "failed"
 
 
-def test_json_mode_judge_rejection_and_recovery(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    replies = iter(
-        [
-            text(json.dumps({"final_answer": "6"})),
-            text(json.dumps({"passed": False, "missing": "the product"})),
-            text("Sure! ```json\n" + json.dumps({"final_answer": "42"}) + "\n```"),
-            judge_pass(),
-        ]
-    )
-    scripted_server.script = lambda request: next(replies)
-    result = make_agent(mode="json", judge=True).run(TASK)
+def test_json_mode_judge_rejection_and_recovery(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    llm.script = [
+        json_reply({"final_answer": "6"}),
+        judge_fail("the product"),
+        text("Sure! ```json\n" + json.dumps({"final_answer": "42"}) + "\n```"),
+        judge_pass(),
+    ]
+    result = make_scripted_agent(mode="json", judge=True).run(TASK)
     assert result.answer == "42"
 
 
 def test_auto_falls_back_on_llama_cpp_500_about_tools(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    def script(request: dict[str, Any]) -> Reply:
+    def script(request: ChatRequest) -> wire.Reply:
         if "tools" in request:
-            return error(500, "tools param requires --jinja flag")
-        return text(REACT_STEPS[2])
+            return wire.error(500, "tools param requires --jinja flag")
+        return wire.text(REACT_STEPS[2])
 
     scripted_server.script = script
     result = make_agent(mode="auto").run(TASK)

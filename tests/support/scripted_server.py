@@ -438,12 +438,16 @@ def _describe(err: ValidationError, root: str) -> str:
         if len(chosen) == 1:
             return _describe(best_match(chosen[0]), root)
         if not chosen:
-            valid = sorted(
-                {v for errs in branches.values() for e in errs if e.validator == "enum" for v in e.validator_value}
-            )
+            valid = sorted({v for errs in branches.values() for e in errs for v in _enum_values(e)})
             return f"{path}.{key}: {err.instance[key]!r} is not one of {valid}"
     message = err.message if len(err.message) <= 300 else err.message[:300] + "..."
     return f"{path}: {message}"
+
+
+def _enum_values(err: ValidationError) -> list[Any]:
+    """The values an `enum` error allowed; nothing for other errors."""
+    allowed = err.validator_value
+    return list(allowed) if err.validator == "enum" and isinstance(allowed, list) else []
 
 
 def _pairing_problem(messages: list[Request]) -> str | None:

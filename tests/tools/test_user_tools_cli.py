@@ -20,7 +20,7 @@ AGENT = Path(sys.executable).with_name("agent")  # the console script, as a user
 
 
 def test_tools_list_says_where_each_tool_came_from(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("COLUMNS", "400")  # room for the whole path of a checkout anywhere (a clone in /tmp too)
     done = RUNNER.invoke(app, ["tools", "list", "--tools", str(SAMPLE)])
     assert done.exit_code == 0, done.output
     # piped, the table is plain text: "name: description [source]", then the parameters indented
