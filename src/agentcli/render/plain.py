@@ -8,35 +8,16 @@ from __future__ import annotations
 import textwrap
 from typing import IO
 
-from agentcli.events import (
-    AnswerReady,
-    CallDenied,
-    Event,
-    FormatProblem,
-    JudgeVerdict,
-    ModelTextDelta,
-    ModelTurnDecoded,
-    ModelWaiting,
-    ModeSwitched,
-    RunFailed,
-    RunFinished,
-    RunStarted,
-    StepRetried,
-    StepStarted,
-    StreamingSwitchedOff,
-    ToolCalled,
-    ToolReturned,
-)
+from agentcli import events as ev
 from agentcli.render.output import write_all
 from agentcli.render.text import (
-    ARGUMENTS_CHARS,
-    NAME_CHARS,
-    PREVIEW_CHARS,
-    clip,
+    arguments_shown,
     headline,
+    judge_missing,
     preview,
     summary,
     tool_facts,
+    tool_name,
     visible,
 )
 
@@ -60,49 +41,49 @@ class PlainRenderer:
             self._err.write("\n")
             self._streamed = False
 
-    def handle(self, event: Event) -> None:
+    def handle(self, event: ev.Event) -> None:
         match event:
-            case RunStarted() as started:
+            case ev.RunStarted() as started:
                 self._say(f"== {headline(started)}")
-            case StepStarted(step=step, max_steps=limit):
+            case ev.StepStarted(step=step, max_steps=limit):
                 self._say(f"== step {step}/{limit} · thinking")
-            case ModelTextDelta(text=text):
+            case ev.ModelTextDelta(text=text):
                 self._err.write(visible(text))
                 self._streamed = True
-            case ModelTurnDecoded(content=content, tool_calls=calls):
+            case ev.ModelTurnDecoded(content=content, tool_calls=calls):
                 if self._streamed:
                     self._end_stream()
                 elif content:
                     self._say(content)
                 if calls:
-                    self._say("-> calls: " + ", ".join(clip(call["name"], NAME_CHARS) for call in calls))
-            case ToolCalled(name=name, arguments=arguments):
-                self._say(f"== tool {clip(name, NAME_CHARS)} {clip(arguments, ARGUMENTS_CHARS)}")
-            case CallDenied(name=name, reason=reason):
-                self._say(f"== not run: {clip(name, NAME_CHARS)}: {reason}")
-            case ToolReturned() as result:
+                    self._say("-> calls: " + ", ".join(tool_name(call["name"]) for call in calls))
+            case ev.ToolCalled(name=name, arguments=arguments):
+                self._say(f"== tool {tool_name(name)} {arguments_shown(arguments)}")
+            case ev.CallDenied(name=name, reason=reason):
+                self._say(f"== not run: {tool_name(name)}: {reason}")
+            case ev.ToolReturned() as result:
                 self._say(f"-- {tool_facts(result)}")
                 self._say(textwrap.indent(preview(result.content), "   "))
-            case StepRetried(reason=reason):
+            case ev.StepRetried(reason=reason):
                 self._say(f"== {reason} Asking again; the text above is void.")
-            case FormatProblem(message=message):
+            case ev.FormatProblem(message=message):
                 self._say(f"== format error: {message}")
-            case JudgeVerdict(passed=passed, missing=missing, note=note):
-                verdict = "passed" if passed else f"rejected: {clip(missing, PREVIEW_CHARS)}"
+            case ev.JudgeVerdict(passed=passed, missing=missing, note=note):
+                verdict = "passed" if passed else f"rejected: {judge_missing(missing)}"
                 self._say(f"== judge {verdict}" + (f" ({note})" if note else ""))
-            case ModelWaiting(reason=reason, seconds=seconds):
+            case ev.ModelWaiting(reason=reason, seconds=seconds):
                 self._say(f"== waiting {seconds:.1f} s: {reason}")
-            case StreamingSwitchedOff(reason=reason):
+            case ev.StreamingSwitchedOff(reason=reason):
                 self._say(f"== streaming off: {reason}")
-            case ModeSwitched(old=old, new=new, reason=reason):
+            case ev.ModeSwitched(old=old, new=new, reason=reason):
                 self._say(f"== mode {old} -> {new}: {reason}")
-            case AnswerReady(answer=answer, warning=warning):
+            case ev.AnswerReady(answer=answer, warning=warning):
                 if warning:
                     self._say(f"warning: {warning}")
                 self._answer = answer
-            case RunFailed(reason=reason):
+            case ev.RunFailed(reason=reason):
                 self._say(f"error: {reason}")
-            case RunFinished() as final:
+            case ev.RunFinished() as final:
                 self._say(f"== {summary(final)}")
                 if self._answer is not None:
                     answer = visible(self._answer)

@@ -17,35 +17,16 @@ from rich.panel import Panel
 from rich.spinner import Spinner
 from rich.text import Text
 
-from agentcli.events import (
-    AnswerReady,
-    CallDenied,
-    Event,
-    FormatProblem,
-    JudgeVerdict,
-    ModelTextDelta,
-    ModelTurnDecoded,
-    ModelWaiting,
-    ModeSwitched,
-    RunFailed,
-    RunFinished,
-    RunStarted,
-    StepRetried,
-    StepStarted,
-    StreamingSwitchedOff,
-    ToolCalled,
-    ToolReturned,
-)
+from agentcli import events as ev
 from agentcli.render.output import write_all
 from agentcli.render.text import (
-    ARGUMENTS_CHARS,
-    NAME_CHARS,
-    PREVIEW_CHARS,
-    clip,
+    arguments_shown,
     headline,
+    judge_missing,
     preview,
     summary,
     tool_facts,
+    tool_name,
     visible,
 )
 
@@ -58,68 +39,68 @@ class RichRenderer:
         self._thinking_open = False
         self._title = ""
         self._text = ""
-        self._calls: dict[str, ToolCalled] = {}
+        self._calls: dict[str, ev.ToolCalled] = {}
 
-    def handle(self, event: Event) -> None:
+    def handle(self, event: ev.Event) -> None:
         match event:
-            case RunStarted() as started:
+            case ev.RunStarted() as started:
                 self._err.print(_text(headline(started), style="dim"))
-            case StepStarted(step=step, max_steps=limit):
+            case ev.StepStarted(step=step, max_steps=limit):
                 self._title = f"THINKING · step {step}/{limit}"
                 self._text = ""
                 self._thinking_open = True
                 if self._err.is_terminal:  # live streaming only where a screen can be redrawn
                     self._live = Live(self._thinking(waiting=True), console=self._err, refresh_per_second=12)
                     self._live.start()
-            case ModelTextDelta(text=text):
+            case ev.ModelTextDelta(text=text):
                 self._text += visible(text)  # escaped piece by piece: the panel is redrawn often
                 if self._live is not None:
                     self._live.update(self._thinking(waiting=True))
-            case ModelTurnDecoded(content=content, tool_calls=calls):
+            case ev.ModelTurnDecoded(content=content, tool_calls=calls):
                 self._text = self._text or visible(content)
                 if calls:
-                    names = ", ".join(visible(clip(c["name"], NAME_CHARS)) for c in calls)
+                    names = ", ".join(visible(tool_name(c["name"])) for c in calls)
                     self._text += ("\n" if self._text else "") + "→ " + names
                 self._end_live()
-            case ToolCalled() as call:
+            case ev.ToolCalled() as call:
                 self._calls[call.call_id] = call
-            case CallDenied(name=name, reason=reason):
-                self._err.print(Text(visible(f"✗ not run: {clip(name, NAME_CHARS)}: {reason}"), style="yellow"))
-            case ToolReturned() as result:
+            case ev.CallDenied(name=name, reason=reason):
+                self._err.print(Text(visible(f"✗ not run: {tool_name(name)}: {reason}"), style="yellow"))
+            case ev.ToolReturned() as result:
                 self._err.print(self._tool_panel(result))
-            case StepRetried(reason=reason):
+            case ev.StepRetried(reason=reason):
                 self._text += visible(f"\n[{reason} Asking again; this text is void.]")
                 self._end_live()
-            case FormatProblem(message=message, hint=hint):
+            case ev.FormatProblem(message=message, hint=hint):
                 self._end_live()
                 body = _text(f"{message}\n\nTold the model: {hint}")
                 self._err.print(Panel(body, title="FORMAT ERROR", title_align="left", border_style="yellow"))
-            case JudgeVerdict(passed=passed, missing=missing, note=note):
+            case ev.JudgeVerdict(passed=passed, missing=missing, note=note):
                 if passed:
                     verdict = Text("✓ passed", style="green")
                 else:
-                    verdict = _text(f"✗ {clip(missing, PREVIEW_CHARS)}", style="red")
+                    verdict = _text(f"✗ {judge_missing(missing)}", style="red")
                 if note:
                     verdict.append(visible(f"\n{note}"), style="yellow")
                 self._err.print(Panel(verdict, title="JUDGE", title_align="left", border_style="magenta"))
-            case ModelWaiting(reason=reason, seconds=seconds):
+            case ev.ModelWaiting(reason=reason, seconds=seconds):
                 self._err.print(_text(f"waiting {seconds:.1f} s: {reason}", style="yellow"))
-            case StreamingSwitchedOff(reason=reason):
+            case ev.StreamingSwitchedOff(reason=reason):
                 self._end_live()
                 body = _text(reason)
                 self._err.print(Panel(body, title="STREAMING OFF", title_align="left", border_style="yellow"))
-            case ModeSwitched(old=old, new=new, reason=reason):
+            case ev.ModeSwitched(old=old, new=new, reason=reason):
                 self._end_live()
                 body = _text(f"{old} → {new}\n{reason}")
                 self._err.print(Panel(body, title="MODE", title_align="left", border_style="yellow"))
-            case AnswerReady(answer=answer, warning=warning):
+            case ev.AnswerReady(answer=answer, warning=warning):
                 if warning:
                     self._err.print(_text(f"warning: {warning}", style="yellow"))
                 self._print_answer(answer)
-            case RunFailed(reason=reason):
+            case ev.RunFailed(reason=reason):
                 self._end_live()
                 self._err.print(Panel(_text(reason), title="FAILED", title_align="left", border_style="red"))
-            case RunFinished() as final:
+            case ev.RunFinished() as final:
                 self._end_live()  # an interrupted step leaves its panel open
                 self._err.print(_text(summary(final), style="dim"))
 
@@ -145,7 +126,7 @@ class RichRenderer:
         self._live.stop()
         self._live = None
 
-    def _tool_panel(self, result: ToolReturned) -> Panel:
+    def _tool_panel(self, result: ev.ToolReturned) -> Panel:
         call = self._calls.pop(result.call_id, None)
         arguments = _pretty_arguments(call.arguments) if call else ""
         body = Text()
@@ -153,7 +134,7 @@ class RichRenderer:
         style = "yellow" if result.skipped else "red" if result.is_error else "default"
         body.append(visible(preview(result.content)), style=style)
         border = "yellow" if result.skipped else "red" if result.is_error else "green"
-        title = _text(f"TOOL · {clip(result.name, NAME_CHARS)}")  # a Text: a str title would be read as markup
+        title = _text(f"TOOL · {tool_name(result.name)}")  # a Text: a str title would be read as markup
         return Panel(body, title=title, title_align="left", subtitle=Text(tool_facts(result)), border_style=border)
 
     def _print_answer(self, answer: str) -> None:
@@ -180,9 +161,9 @@ def _text(text: str, style: str = "") -> Text:
 
 def _pretty_arguments(arguments: str) -> str:
     """Valid JSON on one line with its escapes resolved; anything else (or anything long) as sent, clipped."""
-    if len(arguments) > ARGUMENTS_CHARS:
-        return clip(arguments, ARGUMENTS_CHARS)
+    if arguments_shown(arguments) != arguments:
+        return arguments_shown(arguments)
     try:
-        return clip(json.dumps(json.loads(arguments), ensure_ascii=False), ARGUMENTS_CHARS)
+        return arguments_shown(json.dumps(json.loads(arguments), ensure_ascii=False))
     except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
         return arguments

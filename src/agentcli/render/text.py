@@ -40,6 +40,21 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]}… ({len(text):,} characters in all)"
 
 
+def tool_name(name: str) -> str:
+    """A tool name as shown: a model may invent a name of any length."""
+    return clip(name, NAME_CHARS)
+
+
+def arguments_shown(arguments: str) -> str:
+    """Tool arguments as shown: ten megabytes of them must not fill a terminal."""
+    return clip(arguments, ARGUMENTS_CHARS)
+
+
+def judge_missing(missing: str) -> str:
+    """What the judge found missing, as shown."""
+    return clip(missing, PREVIEW_CHARS)
+
+
 def preview(content: str) -> str:
     """The head of a tool result: enough to follow the run, not the whole file."""
     lines = content.splitlines()
