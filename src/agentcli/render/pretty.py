@@ -18,17 +18,8 @@ from rich.spinner import Spinner
 from rich.text import Text
 
 from agentcli import events as ev
+from agentcli.render import text as shown
 from agentcli.render.output import write_all
-from agentcli.render.text import (
-    arguments_shown,
-    headline,
-    judge_missing,
-    preview,
-    summary,
-    tool_facts,
-    tool_name,
-    visible,
-)
 
 
 class RichRenderer:
@@ -44,7 +35,7 @@ class RichRenderer:
     def handle(self, event: ev.Event) -> None:
         match event:
             case ev.RunStarted() as started:
-                self._err.print(_text(headline(started), style="dim"))
+                self._err.print(_text(shown.headline(started), style="dim"))
             case ev.StepStarted(step=step, max_steps=limit):
                 self._title = f"THINKING · step {step}/{limit}"
                 self._text = ""
@@ -53,23 +44,23 @@ class RichRenderer:
                     self._live = Live(self._thinking(waiting=True), console=self._err, refresh_per_second=12)
                     self._live.start()
             case ev.ModelTextDelta(text=text):
-                self._text += visible(text)  # escaped piece by piece: the panel is redrawn often
+                self._text += shown.visible(text)  # escaped piece by piece: the panel is redrawn often
                 if self._live is not None:
                     self._live.update(self._thinking(waiting=True))
             case ev.ModelTurnDecoded(content=content, tool_calls=calls):
-                self._text = self._text or visible(content)
+                self._text = self._text or shown.visible(content)
                 if calls:
-                    names = ", ".join(visible(tool_name(c["name"])) for c in calls)
+                    names = ", ".join(shown.visible(shown.tool_name(c["name"])) for c in calls)
                     self._text += ("\n" if self._text else "") + "→ " + names
                 self._end_live()
             case ev.ToolCalled() as call:
                 self._calls[call.call_id] = call
             case ev.CallDenied(name=name, reason=reason):
-                self._err.print(Text(visible(f"✗ not run: {tool_name(name)}: {reason}"), style="yellow"))
+                self._err.print(Text(shown.visible(f"✗ not run: {shown.tool_name(name)}: {reason}"), style="yellow"))
             case ev.ToolReturned() as result:
                 self._err.print(self._tool_panel(result))
             case ev.StepRetried(reason=reason):
-                self._text += visible(f"\n[{reason} Asking again; this text is void.]")
+                self._text += shown.visible(f"\n[{reason} Asking again; this text is void.]")
                 self._end_live()
             case ev.FormatProblem(message=message, hint=hint):
                 self._end_live()
@@ -79,9 +70,9 @@ class RichRenderer:
                 if passed:
                     verdict = Text("✓ passed", style="green")
                 else:
-                    verdict = _text(f"✗ {judge_missing(missing)}", style="red")
+                    verdict = _text(f"✗ {shown.judge_missing(missing)}", style="red")
                 if note:
-                    verdict.append(visible(f"\n{note}"), style="yellow")
+                    verdict.append(shown.visible(f"\n{note}"), style="yellow")
                 self._err.print(Panel(verdict, title="JUDGE", title_align="left", border_style="magenta"))
             case ev.ModelWaiting(reason=reason, seconds=seconds):
                 self._err.print(_text(f"waiting {seconds:.1f} s: {reason}", style="yellow"))
@@ -102,7 +93,7 @@ class RichRenderer:
                 self._err.print(Panel(_text(reason), title="FAILED", title_align="left", border_style="red"))
             case ev.RunFinished() as final:
                 self._end_live()  # an interrupted step leaves its panel open
-                self._err.print(_text(summary(final), style="dim"))
+                self._err.print(_text(shown.summary(final), style="dim"))
 
     def close(self) -> None:
         self._end_live()
@@ -130,16 +121,18 @@ class RichRenderer:
         call = self._calls.pop(result.call_id, None)
         arguments = _pretty_arguments(call.arguments) if call else ""
         body = Text()
-        body.append(visible(arguments) + "\n", style="cyan")
+        body.append(shown.visible(arguments) + "\n", style="cyan")
         style = "yellow" if result.skipped else "red" if result.is_error else "default"
-        body.append(visible(preview(result.content)), style=style)
+        body.append(shown.visible(shown.preview(result.content)), style=style)
         border = "yellow" if result.skipped else "red" if result.is_error else "green"
-        title = _text(f"TOOL · {tool_name(result.name)}")  # a Text: a str title would be read as markup
-        return Panel(body, title=title, title_align="left", subtitle=Text(tool_facts(result)), border_style=border)
+        title = _text(f"TOOL · {shown.tool_name(result.name)}")  # a Text: a str title would be read as markup
+        return Panel(
+            body, title=title, title_align="left", subtitle=Text(shown.tool_facts(result)), border_style=border
+        )
 
     def _print_answer(self, answer: str) -> None:
         """The answer, verbatim: Markdown is highlighted, never re-flowed (`**kwargs` stays `**kwargs`)."""
-        answer = visible(answer)
+        answer = shown.visible(answer)
         out = Console(file=self._out_file, highlight=False)
         if out.is_terminal:
             from rich.syntax import Syntax
@@ -156,14 +149,14 @@ class RichRenderer:
 
 
 def _text(text: str, style: str = "") -> Text:
-    return Text(visible(text), style=style)
+    return Text(shown.visible(text), style=style)
 
 
 def _pretty_arguments(arguments: str) -> str:
     """Valid JSON on one line with its escapes resolved; anything else (or anything long) as sent, clipped."""
-    if arguments_shown(arguments) != arguments:
-        return arguments_shown(arguments)
+    if shown.arguments_shown(arguments) != arguments:
+        return shown.arguments_shown(arguments)
     try:
-        return arguments_shown(json.dumps(json.loads(arguments), ensure_ascii=False))
+        return shown.arguments_shown(json.dumps(json.loads(arguments), ensure_ascii=False))
     except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
         return arguments
