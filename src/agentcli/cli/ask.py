@@ -30,11 +30,11 @@ def ask(
     if undecodable(question):
         raise fail("error: the question holds bytes that are not valid text in this terminal's encoding", EXIT_USAGE)
     settings = options.settings()
-    from agentcli.agent import Agent
+    from agentcli.cli.saving import make_agent
     from agentcli.cli.turn import answer_question
     from agentcli.render import make_renderer
 
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
-    with Agent(settings) as agent:
+    with make_agent(settings, options) as agent:
         final = answer_question(agent, question, renderer)
     raise typer.Exit(EXIT_ANSWER if final.answer is not None else EXIT_NO_ANSWER)

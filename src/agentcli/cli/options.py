@@ -74,6 +74,21 @@ class RunOptions:
         None
     )
     model: Annotated[str | None, typer.Option("--model", help="Overrides LLM_MODEL_NAME.", show_default=False)] = None
+    no_save: Annotated[
+        bool, typer.Option("--no-save", help="Save nothing of this session (agent sessions lists the saved ones).")
+    ] = False
+    continue_: Annotated[
+        bool, typer.Option("--continue", help="Go on in the memory of the latest saved session, saving into it.")
+    ] = False
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            metavar="ID",
+            help="Go on in the memory of saved session ID (a unique prefix will do), saving into it.",
+            show_default=False,
+        ),
+    ] = None
 
     def settings(self) -> Settings:
         """Settings from these options > the environment > `.env`; a model must be configured."""

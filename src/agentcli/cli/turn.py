@@ -7,13 +7,17 @@ from typing import TYPE_CHECKING
 from agentcli.events import RunFinished
 
 if TYPE_CHECKING:  # the engine is imported only when a question is asked: `agent --help` stays fast
-    from agentcli.agent import Agent
+    from agentcli.agent import Agent, Run
     from agentcli.render import Renderer
 
 
 def answer_question(agent: Agent, question: str, renderer: Renderer) -> RunFinished:
     """Render every event of one run. Ctrl-C forgets the turn and re-raises, saying where the run was."""
-    run = agent.start(question)
+    return finish(agent.start(question), renderer)
+
+
+def finish(run: Run, renderer: Renderer) -> RunFinished:
+    """Render every event of a run, new or resumed, to its end (see answer_question)."""
     try:
         for event in run:
             renderer.handle(event)
