@@ -6,12 +6,16 @@ import collections
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agentcli.agent import Agent
+from agentcli.config import Secret, Settings
+from agentcli.store.db import Saved, Store
+from agentcli.store.recorder import SessionRecorder
 from tests.cli.conftest import SECRET
 from tests.store.forker import Forker
 from tests.support.scripted_server import Reply, ScriptedServer, drop, judge_fail, judge_pass, text, tool_calls
@@ -125,3 +129,42 @@ def forker() -> Iterator[Forker]:
 @pytest.fixture
 def task(forker: Forker, scripted_server: ScriptedServer, tmp_path: Path) -> Task:
     return Task(forker, scripted_server, tmp_path)
+
+
+Warnings = list[str]
+SavingAgent = Callable[..., tuple[Agent, Warnings]]
+
+
+@pytest.fixture
+def saving_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[SavingAgent]:
+    """`saving_agent(judge=False, ...)`: an Agent on the scripted server whose recorder saves into
+    $AGENTCLI_HOME/sessions.db, and the warnings it gave."""
+    made: list[Agent] = []
+
+    def make(**overrides: Any) -> tuple[Agent, Warnings]:
+        values: dict[str, Any] = {
+            "model": "test-model",
+            "base_url": scripted_server.base_url,
+            "api_key": Secret(SECRET),
+            "workspace": workspace,
+            "judge": False,
+            "max_retries": 0,
+            "timeout": 10.0,
+        }
+        values.update(overrides)
+        settings = Settings(**values)
+        warnings: Warnings = []
+        recorder = SessionRecorder(
+            Store.open, model=settings.model, endpoint=settings.endpoint, workspace=workspace, warn=warnings.append
+        )
+        made.append(Agent(settings, recorder=recorder))
+        return made[-1], warnings
+
+    yield make
+    for agent in made:
+        agent.close()
+
+
+def saved_session(reference: str | None = None) -> Saved:
+    with Store.open() as store:
+        return store.load(store.resolve(reference))

@@ -92,7 +92,7 @@ def test_a_killed_run_resumes_to_its_answer_running_no_tool_twice(
     code, output = task.run(*command)
     assert code == 0, output
     assert output.rstrip().endswith(ANSWER)
-    assert task.opened() == {name: opens_per_read for name in FILES}  # every file read exactly once
+    assert task.opened() == dict.fromkeys(FILES, opens_per_read)  # every file read exactly once
     with Store.open(task.home / "sessions.db", create=False) as store:
         saved = store.load(store.resolve(None))
     assert saved.summary.status == "finished" and saved.statuses == ["finished"]
