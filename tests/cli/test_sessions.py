@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +144,18 @@ def test_resume_finishes_a_failed_run_and_refuses_a_finished_one(scripted_server
     assert again.exit_code == 2 and "finished" in again.stderr
     nothing = RUNNER.invoke(app, ["resume"], env={"AGENTCLI_HOME": str(Path(os.environ["AGENTCLI_HOME"]) / "x")})
     assert nothing.exit_code == 2 and "no saved session" in nothing.stderr
+
+
+def test_the_chat_history_moves_beside_the_sessions_and_stays_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentcli.cli import chat
+
+    old = tmp_path / ".agentcli_history"
+    old.write_text("an earlier question\n", encoding="utf-8")
+    old.chmod(0o644)
+    monkeypatch.setattr(chat, "OLD_HISTORY_FILE", old)
+    path = chat._history_file()
+    assert path == Path(os.environ["AGENTCLI_HOME"]) / "history"
+    assert path.read_text(encoding="utf-8") == "an earlier question\n" and not old.exists()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
