@@ -1,9 +1,12 @@
 """The recorder: the Agent shows it every event and every move of a run, and it saves checkpoints.
 
-A checkpoint (one transaction) is written when a run starts, after every state transition, after every tool
-result (a tool's work is never lost to a crash once it has returned), and when the run ends. Events in between
-are kept in memory and written with the next checkpoint; streamed text deltas are not kept (the decoded turn
-holds the same text). A kill loses at most the step in flight.
+A checkpoint (one transaction: the new messages, the RunState, the events since the last one) is written when
+a run starts, after every tool result (a tool's work is never lost once it has returned), at every state
+transition that recorded something new, and when the run ends. So the file holds everything before each model
+request and after each tool call, and a kill loses at most the step in flight. Two transitions are saved with
+what follows them: into TOOL_EXECUTING (the turn is saved with its first tool result) and out of it when
+nothing happened since the last result (resuming at that result moves on the same way). Streamed text deltas
+are not kept: the decoded turn holds the same text.
 
 Saving never stops a run: the first failure (locked, corrupt, read-only, disk full) is reported once through
 `warn`, and the rest of the run goes on unsaved.
@@ -18,14 +21,30 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from agentcli.engine.session import Session
-from agentcli.engine.state import TERMINAL, RunState
+from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import StoreError
 from agentcli.events import Event, ModelTextDelta, RunFinished, RunStarted, ToolReturned
 from agentcli.llm.types import Usage
-from agentcli.store.db import Checkpoint, Saved, Store, Summary
+from agentcli.store.db import Checkpoint, Saved, Store, Summary, state_json
 
 SAVED_AT = (RunStarted, ToolReturned)
 """Events after which a checkpoint is written (moves and the end of a run are the others)."""
+
+
+UNSAVED_MOVES = TERMINAL | {State.TOOL_EXECUTING}
+"""Moves not saved by themselves: into TOOL_EXECUTING, the first tool result saves the turn with it; into a
+terminal state, the run's last event does, an instant later."""
+
+
+def event_json(event: Event) -> str:
+    """The JSON of `event.to_dict()`, without its deep copy (events are flat; Usage is the one nested type)."""
+    return json.dumps({"type": event.type, **vars(event)}, default=_usage_dict)
+
+
+def _usage_dict(value: object) -> dict[str, int]:
+    if isinstance(value, Usage):
+        return value.to_dict()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 def now() -> str:
@@ -104,7 +123,7 @@ class SessionRecorder:
         tracked = self._tracked
         if tracked is None or tracked.run is not run or self.failed:
             return
-        tracked.events.append((tracked.next_seq, json.dumps(event.to_dict())))
+        tracked.events.append((tracked.next_seq, event_json(event)))
         tracked.next_seq += 1
         if isinstance(event, SAVED_AT):
             self._guarded(self._save, tracked, "running")
@@ -114,8 +133,10 @@ class SessionRecorder:
 
     def moved(self, session: Session, run: RunState) -> None:
         tracked = self._tracked
-        if self.failed or tracked is None or tracked.run is not run or run.state in TERMINAL:
-            return  # a terminal move is saved with the run's last event, an instant later
+        if self.failed or tracked is None or tracked.run is not run or run.state in UNSAVED_MOVES:
+            return
+        if not tracked.events and len(session.conversation) == tracked.saved_messages:
+            return  # nothing happened since the last checkpoint (the last tool result): resuming there is the same
         self._guarded(self._save, tracked, "running")
 
     def stopped(self, session: Session, run: RunState, final: RunFinished) -> None:
@@ -128,7 +149,7 @@ class SessionRecorder:
         if self.failed or tracked is None or tracked.run is not run or tracked.first or tracked.closed:
             return
         tracked.closed = True
-        event = (tracked.next_seq, json.dumps(final.to_dict()))
+        event = (tracked.next_seq, event_json(final))
         self._guarded(self._mark, tracked, final.status, event)
 
     # -- saving ----------------------------------------------------------------------------------------
@@ -176,7 +197,7 @@ class SessionRecorder:
             messages=[
                 (position, json.dumps(messages[position])) for position in range(tracked.saved_messages, len(messages))
             ],
-            run=(tracked.number, status, json.dumps(run.to_dict())),
+            run=(tracked.number, status, state_json(run)),
             events=tracked.events,
         )
         self._opened().save(checkpoint)
