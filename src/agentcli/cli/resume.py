@@ -18,7 +18,9 @@ from agentcli.cli.options import RunOptions, with_run_options
 def resume(
     session_id: Annotated[
         str | None,
-        typer.Argument(help="The session (an id or a unique prefix) [default: the latest].", show_default=False),
+        typer.Argument(
+            help="The session (an id or a unique prefix) [default: the latest].", show_default=False, metavar="[ID]"
+        ),
     ] = None,
     *,
     options: RunOptions,

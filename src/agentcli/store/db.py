@@ -10,6 +10,7 @@ A checkpoint writes all four in one transaction, so the file always holds a stat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import secrets
@@ -129,6 +130,9 @@ class Store:
         return cls(connect(path, create=create), path)
 
     def close(self) -> None:
+        """Fold the WAL into the file (without waiting for readers) and close."""
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
         self._db.close()
 
     def __enter__(self) -> Store:
