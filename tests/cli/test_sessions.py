@@ -106,6 +106,14 @@ def test_continue_and_session_go_on_in_a_saved_memory(scripted_server: ScriptedS
     assert both.exit_code == 2 and "give one" in both.stderr
 
 
+def test_a_continued_session_speaks_the_protocol_of_the_options(scripted_server: ScriptedServer, agent: Any) -> None:
+    scripted_server.script = [text("native answer"), text("Final Answer: react answer")]
+    agent("ask", "first", "--no-judge")
+    assert agent("ask", "second", "--continue", "--mode", "react", "--no-judge").exit_code == 0
+    assert "tools" in scripted_server.requests[0] and "tools" not in scripted_server.requests[1]
+    assert "first" in json.dumps(scripted_server.requests[1]["messages"])  # the memory, folded into text
+
+
 def test_continue_with_nothing_saved_is_a_usage_error(agent: Any) -> None:
     done = agent("ask", "q", "--continue")
     assert done.exit_code == 2 and "no saved session" in done.stderr

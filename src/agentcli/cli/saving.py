@@ -78,7 +78,11 @@ def make_agent(settings: Settings, options: RunOptions) -> Agent:
     saved = find_session(store, reference)
     saving = recorder(settings, options, store)
     agent = Agent(settings, recorder=saving)
-    agent.session = to_session(saved, keep_last=False)
+    session = to_session(saved, keep_last=False)
+    # The options speak for the new runs; what an `auto` session learnt (react) still holds.
+    session.mode = "react" if settings.mode == "auto" and session.mode == "react" else settings.mode
+    session.streaming = settings.stream
+    agent.session = session
     if saving is None:
         store.close()
     else:
