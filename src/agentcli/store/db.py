@@ -3,7 +3,7 @@
     sessions  one row per session: what `sessions list` shows, kept up to date by every checkpoint
     messages  the conversation, one row per message (session_id, position)
     runs      each run's RunState as JSON, replaced at every checkpoint (session_id, number)
-    events    what the renderers were shown, for `sessions show` (session_id, run, seq)
+    events    what the renderers were shown, for `sessions show`: one JSON array per checkpoint (session_id, run, seq)
 
 A checkpoint writes all four in one transaction, so the file always holds a state a run can go on from.
 """
@@ -112,8 +112,8 @@ class Checkpoint:
     messages: list[tuple[int, str]]
     run: tuple[int, str, str]
     """(number, status, the RunState as JSON)."""
-    events: list[tuple[int, str]]
-    """(seq, the event as JSON) of this run."""
+    events: tuple[int, str] | None
+    """(seq, the run's events since the last checkpoint as one JSON array)."""
 
 
 class Store:
@@ -189,11 +189,8 @@ class Store:
                     )
                 number, status, state = checkpoint.run
                 db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (sid, number, status, state))
-                if checkpoint.events:
-                    db.executemany(
-                        "INSERT INTO events VALUES (?, ?, ?, ?)",
-                        [(sid, number, seq, body) for seq, body in checkpoint.events],
-                    )
+                if checkpoint.events is not None:
+                    db.execute("INSERT INTO events VALUES (?, ?, ?, ?)", (sid, number, *checkpoint.events))
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -202,7 +199,7 @@ class Store:
         except sqlite3.Error as exc:
             raise describe(exc, self.path) from None
 
-    def mark(self, session_id: str, number: int, status: str, updated: str, events: list[tuple[int, str]]) -> None:
+    def mark(self, session_id: str, number: int, status: str, updated: str, events: tuple[int, str]) -> None:
         """Set the status of a run that stopped without finishing, and add its last events."""
         db = self._db
         try:
@@ -212,10 +209,7 @@ class Store:
                     "UPDATE runs SET status = ? WHERE session_id = ? AND number = ?", (status, session_id, number)
                 )
                 db.execute("UPDATE sessions SET status = ?, updated = ? WHERE id = ?", (status, updated, session_id))
-                db.executemany(
-                    "INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?)",
-                    [(session_id, number, seq, body) for seq, body in events],
-                )
+                db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?)", (session_id, number, *events))
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -293,7 +287,7 @@ class Store:
     def events(self, session_id: str) -> list[tuple[int, dict[str, Any]]]:
         """(run number, the event's data) in the order they happened."""
         rows = self._query("SELECT run, body FROM events WHERE session_id = ? ORDER BY run, seq", (session_id,))
-        return [(run, json.loads(body)) for run, body in rows]
+        return [(run, event) for run, body in rows for event in json.loads(body)]
 
     def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:

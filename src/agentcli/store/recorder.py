@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
@@ -36,15 +37,12 @@ UNSAVED_MOVES = TERMINAL | {State.TOOL_EXECUTING}
 terminal state, the run's last event does, an instant later."""
 
 
-def event_json(event: Event) -> str:
-    """The JSON of `event.to_dict()`, without its deep copy (events are flat; Usage is the one nested type)."""
-    return json.dumps({"type": event.type, **vars(event)}, default=_usage_dict)
-
-
-def _usage_dict(value: object) -> dict[str, int]:
-    if isinstance(value, Usage):
-        return value.to_dict()
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+def event_data(event: Event) -> dict[str, Any]:
+    """`event.to_dict()` without its deep copy: events are flat, and Usage is the one nested type."""
+    data: dict[str, Any] = {"type": event.type}
+    for name, value in vars(event).items():
+        data[name] = value.to_dict() if isinstance(value, Usage) else value
+    return data
 
 
 def now() -> str:
@@ -67,7 +65,8 @@ class _Tracked:
     base_usage: Usage = field(default_factory=Usage)
     """The usage of the session's other runs."""
     next_seq: int = 0
-    events: list[tuple[int, str]] = field(default_factory=list)
+    """The number of the run's next batch of events (one per checkpoint)."""
+    events: list[dict[str, Any]] = field(default_factory=list)
     cut: bool = False
     """The run's number and messages may hold a run that was taken back: delete them before writing."""
     closed: bool = False
@@ -123,8 +122,7 @@ class SessionRecorder:
         tracked = self._tracked
         if tracked is None or tracked.run is not run or self.failed:
             return
-        tracked.events.append((tracked.next_seq, event_json(event)))
-        tracked.next_seq += 1
+        tracked.events.append(event_data(event))
         if isinstance(event, SAVED_AT):
             self._guarded(self._save, tracked, "running")
         elif isinstance(event, RunFinished):
@@ -149,8 +147,7 @@ class SessionRecorder:
         if self.failed or tracked is None or tracked.run is not run or tracked.first or tracked.closed:
             return
         tracked.closed = True
-        event = (tracked.next_seq, event_json(final))
-        self._guarded(self._mark, tracked, final.status, event)
+        self._guarded(self._mark, tracked, final.status, (tracked.next_seq, json.dumps([event_data(final)])))
 
     # -- saving ----------------------------------------------------------------------------------------
     def _start(self, session: Session, run: RunState) -> None:
@@ -198,15 +195,17 @@ class SessionRecorder:
                 (position, json.dumps(messages[position])) for position in range(tracked.saved_messages, len(messages))
             ],
             run=(tracked.number, status, state_json(run)),
-            events=tracked.events,
+            events=(tracked.next_seq, json.dumps(tracked.events)) if tracked.events else None,
         )
         self._opened().save(checkpoint)
         tracked.first = tracked.cut = False
         tracked.saved_messages = len(messages)
-        tracked.events = []
+        if tracked.events:
+            tracked.events = []
+            tracked.next_seq += 1
 
-    def _mark(self, tracked: _Tracked, status: str, event: tuple[int, str]) -> None:
-        self._opened().mark(tracked.id, tracked.number, status, now(), [event])
+    def _mark(self, tracked: _Tracked, status: str, events: tuple[int, str]) -> None:
+        self._opened().mark(tracked.id, tracked.number, status, now(), events)
 
     def _opened(self) -> Store:
         if self._store is None:
