@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -137,9 +138,9 @@ def fill(path: Path, count: int) -> None:
                     first=True,
                     cut_messages=None,
                     cut_runs=None,
-                    messages=[(position, repr(message)) for position, message in enumerate(messages)],
+                    messages=[(position, json.dumps(message)) for position, message in enumerate(messages)],
                     run=(0, "finished", "{}"),
-                    events=[],
+                    events=None,
                 )
             )
 

@@ -70,7 +70,7 @@ def _warm_up() -> None:
     from agentcli.engine.state import RunState
     from tests.support.scripted_server import unused_base_url
 
-    RunState.from_dict(RunState("warm up the serialiser").to_dict())
+    RunState.from_dict(RunState("warm up the loader").to_dict())  # resume builds it; the children share it
     # Every child makes an openai client, whose SSL context loads the CA certificates (~60 ms), for a server
     # that speaks plain HTTP: the children share one, made here.
     shared = ssl.create_default_context()

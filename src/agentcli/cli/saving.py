@@ -4,7 +4,7 @@ the saved session that --continue / --session names. The store is imported only 
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentcli.cli.exits import EXIT_USAGE, fail
 from agentcli.cli.options import RunOptions
@@ -65,19 +65,20 @@ def named_reference(options: RunOptions, argument: str | None = None) -> tuple[b
     return reference is not None or options.continue_, reference
 
 
-def make_agent(settings: Settings, options: RunOptions) -> Agent:
-    """An Agent that saves its session, in the memory of the saved session --continue / --session names."""
+def make_agent(settings: Settings, options: RunOptions, **extra: Any) -> Agent:
+    """An Agent that saves its session, in the memory of the saved session --continue / --session names.
+    `extra` goes to Agent() as it is (tools, a client...)."""
     from agentcli.agent import Agent
 
     named, reference = named_reference(options)
     if not named:
-        return Agent(settings, recorder=recorder(settings, options))
+        return Agent(settings, recorder=recorder(settings, options), **extra)
     from agentcli.store.loading import UNFINISHED, last_status, to_session
 
     store = open_store()
     saved = find_session(store, reference)
     saving = recorder(settings, options, store)
-    agent = Agent(settings, recorder=saving)
+    agent = Agent(settings, recorder=saving, **extra)
     session = to_session(saved, keep_last=False)
     # The options speak for the new runs; what an `auto` session learnt (react) still holds.
     session.mode = "react" if settings.mode == "auto" and session.mode == "react" else settings.mode
