@@ -164,6 +164,8 @@ class SessionRecorder:
         tracked.base_usage = sum((earlier.usage for earlier in session.runs[:number]), Usage())
         tracked.saved_messages = min(tracked.saved_messages, run.start)
         tracked.cut = not tracked.first
+        if tracked.first:  # nothing saved yet: a first run taken back before its first save is not the question
+            tracked.question = session.runs[0].question
         tracked.closed = False
 
     def _save(self, tracked: _Tracked, status: str) -> None:
