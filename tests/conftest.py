@@ -38,6 +38,7 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+    monkeypatch.setenv("AGENTCLI_HOME", str(tmp_path_factory.mktemp("home")))  # sessions: never the user's
 
 
 @pytest.fixture

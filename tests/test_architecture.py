@@ -30,7 +30,8 @@ ALLOWED = {
     "engine": {"adapters", "tools", "llm"},
     "render": set(),
     "agent": {"engine", "adapters", "tools", "llm"},
-    "cli": {"agent", "render", "adapters", "tools", "llm", "engine"},
+    "store": {"engine", "llm"},
+    "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store"},
 }
 
 

@@ -6,14 +6,17 @@
             print(event.to_dict())
 
 The Agent owns the Session (the conversation, its runs, what was learnt about the server); a Run is one
-question in progress, and the only thing that knows how far it got when the user stops it.
+question in progress, and the only thing that knows how far it got when the user stops it. A Recorder (the
+session store's, given by the CLI) sees every event and every move of every run; the engine never knows.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from agentcli.config import Settings
 from agentcli.engine.conversation import Conversation
@@ -21,7 +24,7 @@ from agentcli.engine.judge import Judge
 from agentcli.engine.loop import Engine
 from agentcli.engine.policy import BeforeCall, allow_all
 from agentcli.engine.session import Session
-from agentcli.engine.state import RunState
+from agentcli.engine.state import RunState, State
 from agentcli.events import Event, ModeSwitched, RunFinished, StreamingSwitchedOff, ToolCalled
 from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.tools.builtin import builtin_list
@@ -41,6 +44,18 @@ class RunResult:
     transcript: list[Message] = field(default_factory=list)
 
 
+class Recorder(Protocol):
+    """Sees a run as it goes (to save it): every event, and the run state after every move."""
+
+    def event(self, session: Session, run: RunState, event: Event) -> None: ...
+
+    def moved(self, session: Session, run: RunState) -> None: ...
+
+    def stopped(self, session: Session, run: RunState, final: RunFinished) -> None:
+        """The run ended without its last event: interrupted, or an error escaped the engine."""
+        ...
+
+
 class Run:
     """One question in progress: iterate it for its events; `interrupt()` ends it early and forgets it.
 
@@ -48,10 +63,11 @@ class Run:
     the session: its messages and its RunState are taken back.
     """
 
-    def __init__(self, engine: Engine, session: Session, state: RunState) -> None:
+    def __init__(self, engine: Engine, session: Session, state: RunState, recorder: Recorder | None = None) -> None:
         self.state = state
         self._engine = engine
         self._session = session
+        self._recorder = recorder
         self._started = time.perf_counter()
         self._last: Event | None = None
         self._events = self._drive()
@@ -61,23 +77,33 @@ class Run:
 
     def _drive(self) -> Generator[Event, None, None]:
         finished = False
+        recorder, session = self._recorder, self._session
+        on_move = None if recorder is None else (lambda state: recorder.moved(session, state))
         try:
-            for event in self._engine.run(self._session, self.state):
+            for event in self._engine.run(session, self.state, on_move):
                 if hasattr(event, "step"):
                     self._last = event
                 if isinstance(event, ModeSwitched | StreamingSwitchedOff):  # learnt about the server: for the session
-                    self._session.mode, self._session.streaming = self.state.mode, self.state.streaming
+                    session.mode, session.streaming = self.state.mode, self.state.streaming
                 finished = finished or isinstance(event, RunFinished)
+                if recorder is not None:
+                    recorder.event(session, self.state, event)
                 yield event
         finally:
             if not finished:
-                self._session.forget(self.state)
+                session.forget(self.state)
+                if recorder is not None:  # an error escaping the engine is a failure; anything else a stop
+                    failed = isinstance(sys.exc_info()[1], Exception)
+                    recorder.stopped(session, self.state, self._stopped("failed" if failed else "interrupted"))
 
     def interrupt(self) -> RunFinished:
         """Stop the run and forget it; the final event says it was interrupted and what it had used."""
         self._events.close()
         self._session.forget(self.state)
-        return RunFinished(None, "interrupted", self.state.usage, self.state.step, time.perf_counter() - self._started)
+        return self._stopped("interrupted")
+
+    def _stopped(self, status: str) -> RunFinished:
+        return RunFinished(None, status, self.state.usage, self.state.step, time.perf_counter() - self._started)
 
     def where(self) -> str:
         """Where the run was when it stopped, for the interrupt message."""
@@ -92,7 +118,8 @@ class Agent:
     """`Agent(settings).run("question")`; ask again and it remembers; `reset()` forgets.
 
     `tools` are added to the built-ins (`builtins=False` leaves those out); `before_call` decides, before each
-    tool call, whether it runs (`Allow()`) or what the model is told instead (`Deny(reason)`).
+    tool call, whether it runs (`Allow()`) or what the model is told instead (`Deny(reason)`); a `recorder`
+    (the CLI's saves sessions) sees every event and every move.
     """
 
     def __init__(
@@ -103,8 +130,11 @@ class Agent:
         *,
         builtins: bool = True,
         before_call: BeforeCall = allow_all,
+        recorder: Recorder | None = None,
     ) -> None:
         self.settings = settings
+        self.recorder = recorder
+        """Sees every run (the CLI's saves sessions); None saves nothing."""
         self.tools = ToolRegistry(builtin_list() if builtins else (), context=ToolContext.from_settings(settings))
         for tool in tools or ():
             self.tools.add(tool)
@@ -131,7 +161,19 @@ class Agent:
 
     def start(self, question: str) -> Run:
         """Begin a question; iterate the Run for its events."""
-        return Run(self.engine, self.session, self.session.begin(question))
+        return Run(self.engine, self.session, self.session.begin(question), self.recorder)
+
+    def resume(self, session: Session) -> Run:
+        """Make `session` this agent's and go on with its last run, saved part-way (running, interrupted or
+        failed): calls that have a result are not run again. Iterate the Run for its events."""
+        if not session.runs or session.runs[-1].state is State.FINISHED:
+            raise ValueError("the session has no unfinished run to resume")
+        run = session.runs[-1]
+        if run.state is State.FAILED:  # asked to try again: from THINKING, with the give-up counters cleared
+            run.state, run.failure, run.answer = State.THINKING, "", None
+            run.format_errors = run.stuck_turns = run.stream_retries = 0
+        self.session = session
+        return Run(self.engine, session, run, self.recorder)
 
     def events(self, question: str) -> Iterator[Event]:
         """Run a question, yielding every event. Interrupted mid-way, the turn leaves no trace in memory."""
@@ -150,10 +192,11 @@ class Agent:
         self.session = Session(self.session.mode, self.session.streaming)
 
     def close(self) -> None:
-        """Close the model client's connections."""
-        close = getattr(self.client, "close", None)
-        if close is not None:
-            close()
+        """Close the model client's connections, and the recorder's store."""
+        for owner in (self.client, self.recorder):
+            close = getattr(owner, "close", None)
+            if close is not None:
+                close()
 
     def __enter__(self) -> Agent:
         return self

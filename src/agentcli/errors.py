@@ -9,6 +9,7 @@
     │       ├── ReplyDeadlineError
     │       └── ReplyTooLargeError
     ├── FormatError             the model's reply could not be decoded; `.hint` is what the model is told
+    ├── StoreError              sessions.db cannot be opened, read or written     -> a warning; the run goes on
     └── InvariantError          our own bug: the conversation or state machine broke a rule (fails loudly)
 
 Model mistakes inside a tool call (unknown tool, bad JSON, wrong parameters) are not exceptions at all:
@@ -48,6 +49,10 @@ class FormatError(AgentError):
     def __init__(self, message: str, *, hint: str) -> None:
         super().__init__(message)
         self.hint = hint
+
+
+class StoreError(AgentError):
+    """The session database cannot be opened, read or written (locked, corrupt, read-only, from a newer version)."""
 
 
 class InvariantError(AgentError):

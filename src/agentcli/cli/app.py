@@ -9,6 +9,8 @@ import typer
 from agentcli import __version__
 from agentcli.cli.ask import ask
 from agentcli.cli.chat import chat
+from agentcli.cli.resume import resume
+from agentcli.cli.sessions_cmd import sessions_app
 from agentcli.cli.tools_cmd import tools_app
 
 app = typer.Typer(
@@ -23,7 +25,9 @@ app = typer.Typer(
 )
 app.command()(ask)
 app.command()(chat)
+app.command()(resume)
 app.add_typer(tools_app, name="tools")
+app.add_typer(sessions_app, name="sessions")
 
 
 def _version(value: bool) -> None:

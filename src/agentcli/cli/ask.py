@@ -31,12 +31,13 @@ def ask(
         raise fail("error: the question holds bytes that are not valid text in this terminal's encoding", EXIT_USAGE)
     settings = options.settings()
     tools = options.extra_tools()
-    from agentcli.agent import Agent
     from agentcli.cli.approval import Approval
+    from agentcli.cli.saving import make_agent
     from agentcli.cli.turn import answer_question
     from agentcli.render import make_renderer
 
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
-    with Agent(settings, tools, before_call=Approval(yes=options.yes, renderer=renderer)) as agent:
+    approval = Approval(yes=options.yes, renderer=renderer)
+    with make_agent(settings, options, tools=tools, before_call=approval) as agent:
         final = answer_question(agent, question, renderer)
     raise typer.Exit(EXIT_ANSWER if final.answer is not None else EXIT_NO_ANSWER)

@@ -28,7 +28,23 @@ HELP = """Commands:
   /exit    leave (Ctrl-D does too)
 Anything else is a question. Ctrl-C cancels the current answer, not the session."""
 
-HISTORY_FILE = Path.home() / ".agentcli_history"
+OLD_HISTORY_FILE = Path.home() / ".agentcli_history"
+"""Where the history was before it moved beside the sessions; moved on first use."""
+
+
+def _history_file() -> Path | None:
+    """The readline history, private like the sessions (0600 in a 0700 directory); None if it cannot be made."""
+    from agentcli.store.paths import history_path, private_dir, private_file
+
+    path = history_path()
+    try:
+        private_dir(path.parent)
+        if not path.exists() and OLD_HISTORY_FILE.is_file():
+            os.replace(OLD_HISTORY_FILE, path)
+        private_file(path)
+    except OSError:
+        return None
+    return path
 
 
 def _lines() -> Iterator[str]:
@@ -44,9 +60,10 @@ def _lines() -> Iterator[str]:
         import readline  # enables line editing and history for input()
     except ImportError:  # pragma: no cover - not on every platform
         readline = None  # type: ignore[assignment]
-    if readline is not None:
+    history = _history_file() if readline is not None else None
+    if readline is not None and history is not None:
         with contextlib.suppress(OSError):
-            readline.read_history_file(HISTORY_FILE)
+            readline.read_history_file(history)
     try:
         while True:
             try:
@@ -57,9 +74,9 @@ def _lines() -> Iterator[str]:
                 sys.stderr.write("\n")
                 return
     finally:
-        if readline is not None:
+        if readline is not None and history is not None:
             with contextlib.suppress(OSError):
-                readline.write_history_file(HISTORY_FILE)
+                readline.write_history_file(history)
 
 
 @guarded
@@ -68,11 +85,11 @@ def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
     settings = options.settings()
     tools = options.extra_tools()
-    from agentcli.agent import Agent
     from agentcli.cli.approval import Approval
+    from agentcli.cli.saving import make_agent
 
     approval = Approval(yes=options.yes)
-    with Agent(settings, tools, before_call=approval) as agent:
+    with make_agent(settings, options, tools=tools, before_call=approval) as agent:
         _talk(agent, options, approval)
     raise typer.Exit(EXIT_ANSWER)
 

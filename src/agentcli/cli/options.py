@@ -89,6 +89,21 @@ class RunOptions:
     yes: Annotated[
         bool, typer.Option("--yes", help="Approve every call of a tool that asks for approval.", show_default=False)
     ] = False
+    no_save: Annotated[
+        bool, typer.Option("--no-save", help="Save nothing of this session (agent sessions lists the saved ones).")
+    ] = False
+    continue_: Annotated[
+        bool, typer.Option("--continue", help="Go on in the memory of the latest saved session, saving into it.")
+    ] = False
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session",
+            metavar="ID",
+            help="Go on in the memory of saved session ID (a unique prefix will do), saving into it.",
+            show_default=False,
+        ),
+    ] = None
 
     def settings(self) -> Settings:
         """Settings from these options > the environment > `.env`; a model must be configured."""

@@ -5,16 +5,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the engine and its events are imported only when a question is asked: `--help` stays fast
-    from agentcli.agent import Agent
+    from agentcli.agent import Agent, Run
     from agentcli.events import RunFinished
     from agentcli.render import Renderer
 
 
 def answer_question(agent: Agent, question: str, renderer: Renderer) -> RunFinished:
     """Render every event of one run. Ctrl-C forgets the turn and re-raises, saying where the run was."""
+    return finish(agent.start(question), renderer)
+
+
+def finish(run: Run, renderer: Renderer) -> RunFinished:
+    """Render every event of a run, new or resumed, to its end (see answer_question)."""
     from agentcli.events import RunFinished
 
-    run = agent.start(question)
     try:
         for event in run:
             renderer.handle(event)

@@ -84,13 +84,20 @@ class Engine:
             State.VALIDATING: self._validate,
         }
 
-    def run(self, session: Session, run: RunState) -> Iterator[Event]:
-        """Drive `run` (just begun, or saved mid-way) to a terminal state; the last event is always RunFinished."""
+    def run(
+        self, session: Session, run: RunState, on_move: Callable[[RunState], None] | None = None
+    ) -> Iterator[Event]:
+        """Drive `run` (just begun, or saved mid-way) to a terminal state; the last event is always RunFinished.
+
+        `on_move(run)` is called after every move: where a checkpoint can be saved (the engine knows no store).
+        """
         started = time.perf_counter()
         yield RunStarted(run.question, run.mode, self.model, self.endpoint)
         while run.state not in TERMINAL:
             target = yield from self._handlers[run.state](run, session)
             run.move(target)
+            if on_move is not None:
+                on_move(run)
         if run.state is State.FAILED:
             yield RunFailed(run.failure, run.state.value)
         status = "finished" if run.state is State.FINISHED else "failed"

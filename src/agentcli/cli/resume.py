@@ -1,0 +1,64 @@
+"""`agent resume [ID]`: finish the last run of a saved session that was interrupted, failed or killed."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, guarded
+from agentcli.cli.options import RunOptions, with_run_options
+
+
+@guarded
+@with_run_options
+def resume(
+    session_id: Annotated[
+        str | None,
+        typer.Argument(
+            help="The session (an id or a unique prefix) [default: the latest].", show_default=False, metavar="[ID]"
+        ),
+    ] = None,
+    *,
+    options: RunOptions,
+) -> None:
+    """Finish the last run of a session from its last saved step; tool calls that have results are not run
+    again. The run goes on in the protocol it was speaking, in its workspace unless --workspace is given.
+
+    Exit codes as for ask: 0 answer printed, 1 no answer, 2 usage error (no such session, or its last run
+    finished), 130 interrupted.
+    """
+    from agentcli.cli.saving import find_session, named_reference, open_store, recorder
+    from agentcli.store.loading import last_status, to_session
+
+    _, reference = named_reference(options, session_id)
+    store = open_store()
+    saved = find_session(store, reference)
+    summary = saved.summary
+    if last_status(saved) == "finished":
+        raise fail(
+            f"error: the last run of session {summary.id} finished; nothing to resume. To go on in its memory: "
+            f'agent ask --session {summary.id} "..."',
+            EXIT_USAGE,
+        )
+    if options.workspace is None and Path(summary.workspace).is_dir():
+        options = dataclasses.replace(options, workspace=Path(summary.workspace))
+    settings = options.settings()
+    from agentcli.agent import Agent
+    from agentcli.cli.approval import Approval
+    from agentcli.cli.turn import finish
+    from agentcli.render import make_renderer
+
+    saving = recorder(settings, options, store)
+    session = to_session(saved, keep_last=True)
+    if saving is not None:
+        saving.adopt(session, saved)
+    renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
+    approval = Approval(yes=options.yes, renderer=renderer)
+    with Agent(settings, options.extra_tools(), before_call=approval, recorder=saving) as agent:
+        final = finish(agent.resume(session), renderer)
+    store.close()
+    raise typer.Exit(EXIT_ANSWER if final.answer is not None else EXIT_NO_ANSWER)

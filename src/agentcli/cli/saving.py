@@ -1,0 +1,96 @@
+"""What `ask`, `chat` and `resume` share about sessions: the recorder that saves them (unless --no-save), and
+the saved session that --continue / --session names. The store is imported only when it is used."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+from agentcli.cli.exits import EXIT_USAGE, fail
+from agentcli.cli.options import RunOptions
+from agentcli.config import Settings
+
+if TYPE_CHECKING:
+    from agentcli.agent import Agent
+    from agentcli.store.db import Saved, Store
+    from agentcli.store.recorder import SessionRecorder
+
+
+def warn(message: str) -> None:
+    """A store failure during a run: one line, and the run goes on."""
+    sys.stderr.write(f"warning: {message}; the run goes on unsaved\n")
+    sys.stderr.flush()
+
+
+def open_store() -> Store:
+    """The session store for a command that needs it; StoreError becomes exit 1 (cli/exits.py)."""
+    from agentcli.store.db import Store
+
+    return Store.open()
+
+
+def find_session(store: Store, reference: str | None) -> Saved:
+    """The session `reference` names (None: the latest); an unknown one is a usage error."""
+    from agentcli.store.db import UnknownSession
+
+    try:
+        return store.load(store.resolve(reference))
+    except UnknownSession as exc:
+        raise fail(f"error: {exc}", EXIT_USAGE) from None
+
+
+def recorder(settings: Settings, options: RunOptions, store: Store | None = None) -> SessionRecorder | None:
+    """What saves the agent's sessions, or None with --no-save. The store opens at the first save."""
+    if options.no_save:
+        return None
+    from agentcli.store.db import Store
+    from agentcli.store.recorder import SessionRecorder
+
+    return SessionRecorder(
+        (lambda: store) if store is not None else Store.open,
+        model=settings.model,
+        endpoint=settings.endpoint,
+        workspace=settings.workspace,
+        warn=warn,
+    )
+
+
+def named_reference(options: RunOptions, argument: str | None = None) -> tuple[bool, str | None]:
+    """(whether a saved session is named, its id or prefix: None for the latest)."""
+    if options.continue_ and options.session is not None:
+        raise fail("error: --continue (the latest session) and --session ID name two; give one", EXIT_USAGE)
+    if argument is not None and options.session not in (None, argument):
+        raise fail(f"error: {argument!r} and --session {options.session!r} name two sessions; give one", EXIT_USAGE)
+    reference = argument if argument is not None else options.session
+    return reference is not None or options.continue_, reference
+
+
+def make_agent(settings: Settings, options: RunOptions, **extra: Any) -> Agent:
+    """An Agent that saves its session, in the memory of the saved session --continue / --session names.
+    `extra` goes to Agent() as it is (tools, a client...)."""
+    from agentcli.agent import Agent
+
+    named, reference = named_reference(options)
+    if not named:
+        return Agent(settings, recorder=recorder(settings, options), **extra)
+    from agentcli.store.loading import UNFINISHED, last_status, to_session
+
+    store = open_store()
+    saved = find_session(store, reference)
+    saving = recorder(settings, options, store)
+    agent = Agent(settings, recorder=saving, **extra)
+    session = to_session(saved, keep_last=False)
+    # The options speak for the new runs; what an `auto` session learnt (react) still holds.
+    session.mode = "react" if settings.mode == "auto" and session.mode == "react" else settings.mode
+    session.streaming = settings.stream
+    agent.session = session
+    if saving is None:
+        store.close()
+    else:
+        saving.adopt(agent.session, saved)
+    if last_status(saved) in UNFINISHED:
+        sys.stderr.write(
+            f"note: the unfinished last run of session {saved.summary.id} is left out "
+            f"(agent resume {saved.summary.id} would have finished it)\n"
+        )
+    return agent

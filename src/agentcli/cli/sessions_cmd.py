@@ -1,0 +1,213 @@
+"""`agent sessions list|show|rm`: the saved sessions. The store and Rich are imported only when used."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from agentcli.cli.exits import EXIT_USAGE, fail, guarded
+
+if TYPE_CHECKING:
+    from agentcli.store.db import Saved, Store, Summary
+
+DEFAULT_LIMIT = 20
+QUESTION_WIDTH = 80
+COLUMNS = ("id", "when", "model", "status", "turns", "tokens", "question")
+
+sessions_app = typer.Typer(
+    help="The saved sessions: every ask and chat (see --no-save), to list, show, continue and resume.",
+    no_args_is_help=True,
+)
+
+SessionId = Annotated[str, typer.Argument(help="A session id, or a unique prefix of one.", show_default=False)]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON, for scripts.")]
+
+
+@sessions_app.command("list")
+@guarded
+def list_sessions(
+    as_json: AsJson = False,
+    limit: Annotated[int, typer.Option("--limit", min=0, help="How many to show, newest first; 0 for all.")] = (
+        DEFAULT_LIMIT
+    ),
+) -> None:
+    """List the saved sessions, the most recently active first."""
+    store = _existing_store()
+    summaries = store.summaries(limit or None) if store is not None else []
+    total = store.count() if store is not None and len(summaries) == limit else len(summaries)
+    if as_json:
+        sys.stdout.write(json.dumps([item.to_dict() for item in summaries], indent=2, ensure_ascii=False) + "\n")
+    elif sys.stdout.isatty():
+        _rich_table(summaries, total)
+    else:
+        _plain_table(summaries)
+
+
+@sessions_app.command("show")
+@guarded
+def show(session_id: SessionId, as_json: AsJson = False) -> None:
+    """Show a session as its runs looked; --json gives its data and the exact messages."""
+    from agentcli.cli.saving import find_session
+
+    store = _store_or_exit()
+    saved = find_session(store, session_id)
+    if as_json:
+        sys.stdout.write(json.dumps(_session_dict(saved), indent=2, ensure_ascii=False) + "\n")
+    else:
+        _replay(saved, store.events(saved.summary.id))
+
+
+@sessions_app.command("rm")
+@guarded
+def remove(session_id: SessionId) -> None:
+    """Delete a saved session."""
+    from agentcli.store.db import UnknownSession
+
+    store = _store_or_exit()
+    try:
+        found = store.resolve(session_id)
+    except UnknownSession as exc:
+        raise fail(f"error: {exc}", EXIT_USAGE) from None
+    store.delete(found)
+    sys.stderr.write(f"removed session {found}\n")
+
+
+def _existing_store() -> Store | None:
+    """The store, or None when nothing was ever saved (listing creates nothing)."""
+    from agentcli.store.db import Store
+    from agentcli.store.paths import database_path
+
+    path = database_path()
+    return Store.open(path, create=False) if path.exists() else None
+
+
+def _store_or_exit() -> Store:
+    store = _existing_store()
+    if store is None:
+        raise fail("error: there is no saved session yet", EXIT_USAGE)
+    return store
+
+
+def _session_dict(saved: Saved) -> dict[str, Any]:
+    from agentcli.engine.state import State
+    from agentcli.store.loading import answered
+
+    runs = [
+        {
+            "question": run.question,
+            "status": "finished" if run.state is State.FINISHED else status,
+            "answer": run.answer,
+            "steps": run.step,
+            "usage": run.usage.to_dict(),
+        }
+        for run, status in zip(saved.runs, saved.statuses, strict=True)
+    ]
+    return {**saved.summary.to_dict(), "messages": answered(saved.messages), "runs": runs}
+
+
+# -- text ---------------------------------------------------------------------------------------------
+
+
+def one_line(text: str, width: int | None = None) -> str:
+    """Text for one table cell: control characters shown escaped, line breaks as spaces, cut to `width`."""
+    text = re.sub(r"[\n\r\t]+", " ", text)
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda match: f"\\x{ord(match.group()):02x}", text).strip()
+    if width is not None and len(text) > width:
+        text = text[: width - 1] + "…"
+    return text
+
+
+def _when(stamp: str) -> str:
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return stamp
+
+
+def _cells(item: Summary) -> list[str]:
+    tokens = item.usage.prompt_tokens + item.usage.completion_tokens
+    return [
+        item.id,
+        _when(item.updated),
+        one_line(item.model, 30),
+        item.status,
+        str(item.turns),
+        f"{tokens:,}",
+        one_line(item.question, QUESTION_WIDTH),
+    ]
+
+
+def _plain_table(summaries: list[Summary]) -> None:
+    rows = [list(COLUMNS), *(_cells(item) for item in summaries)]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(COLUMNS) - 1)]
+    lines = [
+        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]]) for row in rows
+    ]
+    sys.stdout.write("\n".join(line.rstrip() for line in lines) + "\n")
+
+
+def _rich_table(summaries: list[Summary], total: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    if not summaries:
+        console.print('No saved sessions yet: every agent ask "..." and agent chat is saved.')
+        return
+    table = Table(title="Sessions", title_justify="left")
+    for name in COLUMNS:
+        table.add_column(name, justify="right" if name in ("turns", "tokens") else "left", no_wrap=name != "question")
+    for item in summaries:
+        cells = _cells(item)
+        style = {"finished": "green", "failed": "red", "interrupted": "yellow"}.get(item.status, "cyan")
+        table.add_row(
+            *(Text(cell, style=style if name == "status" else "") for name, cell in zip(COLUMNS, cells, strict=True))
+        )
+    console.print(table)
+    if total > len(summaries):
+        console.print(Text(f"{len(summaries)} of {total:,} sessions; --limit N (0 for all) shows more", style="dim"))
+
+
+def _replay(saved: Saved, events: list[tuple[int, dict[str, Any]]]) -> None:
+    """Every run's saved events through the renderer a run uses, all on stdout."""
+    from agentcli.events import RunFinished
+    from agentcli.render import make_renderer
+    from agentcli.store.replay import decode
+
+    summary = saved.summary
+    kind = "rich" if sys.stdout.isatty() else "plain"
+    say = _printer(kind)
+    say(f"session {summary.id} · {summary.model} · → {summary.endpoint} · {_when(summary.created)}", "dim")
+    by_run: dict[int, list[dict[str, Any]]] = {}
+    for number, data in events:
+        by_run.setdefault(number, []).append(data)
+    for number, run in enumerate(saved.runs):
+        say(f"❯ {run.question}", "bold")
+        renderer = make_renderer(kind, sys.stdout, sys.stdout)
+        ended = False
+        for data in by_run.get(number, []):
+            event = decode(data)
+            if event is not None:
+                renderer.handle(event)
+                ended = ended or isinstance(event, RunFinished)
+        renderer.close()
+        if not ended:
+            say(f"(the run stopped here: killed, or still running; agent resume {summary.id} goes on)", "yellow")
+
+
+def _printer(kind: str) -> Callable[[str, str], None]:
+    """Prints one line of our own between the replayed panels: (text, Rich style)."""
+    if kind == "plain":
+        return lambda text, style: print(one_line(text))
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    return lambda text, style: console.print(Text(one_line(text), style=style))

@@ -1,0 +1,169 @@
+"""`agent sessions list|show|rm`, `--continue` / `--session`, `--no-save` and `agent resume`, in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from agentcli.cli.app import app
+from tests.cli.conftest import SECRET
+from tests.support.scripted_server import ScriptedServer, error, judge_pass, text, tool_calls
+
+RUNNER = CliRunner()
+
+
+@pytest.fixture
+def agent(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """`agent("ask", "q", ...)`: the CLI in-process, in `workspace`, configured for the scripted server."""
+    monkeypatch.chdir(workspace)
+    env = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "test-model"}
+
+    def run(*args: str, input: str | None = None) -> Result:
+        return RUNNER.invoke(app, list(args), env={**env, "LLM_MAX_RETRIES": "0"}, input=input)
+
+    return run
+
+
+def listed(agent: Any, *extra: str) -> list[dict[str, Any]]:
+    done = agent("sessions", "list", "--json", *extra)
+    assert done.exit_code == 0, done.output
+    found: list[dict[str, Any]] = json.loads(done.stdout)
+    return found
+
+
+def test_every_ask_is_listed_newest_first_with_the_contract_fields(scripted_server: ScriptedServer, agent: Any) -> None:
+    assert listed(agent) == []
+    scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("42"), judge_pass(), text("hi")]
+    assert agent("ask", "multiply the numbers in notes.txt").exit_code == 0
+    assert agent("ask", "say hi", "--no-judge").exit_code == 0
+    newest, oldest = listed(agent)
+    assert {"id", "created", "model", "status", "question", "turns", "usage"} <= set(newest)
+    assert (newest["question"], oldest["question"]) == ("say hi", "multiply the numbers in notes.txt")
+    assert (oldest["status"], oldest["turns"], oldest["model"]) == ("finished", 1, "test-model")
+    assert oldest["usage"] == {"prompt_tokens": 30, "completion_tokens": 15, "cached_tokens": 6}
+    assert oldest["created"].startswith("20") and "T" in oldest["created"]
+    assert [item["id"] for item in listed(agent, "--limit", "1")] == [newest["id"]]
+    plain = agent("sessions", "list")
+    assert plain.exit_code == 0 and plain.stdout.splitlines()[0].split() == [
+        "id", "when", "model", "status", "turns", "tokens", "question",
+    ]  # fmt: skip
+    assert newest["id"] in plain.stdout.splitlines()[1]
+
+
+def test_show_json_gives_the_exact_messages_and_show_replays_the_panels(
+    scripted_server: ScriptedServer, agent: Any
+) -> None:
+    scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("The product is 42.")]
+    assert agent("ask", "multiply", "--no-judge").exit_code == 0
+    (session,) = listed(agent)
+    done = agent("sessions", "show", session["id"][:4], "--json")
+    assert done.exit_code == 0, done.output
+    shown = json.loads(done.stdout)
+    last_request = scripted_server.requests[-1]["messages"][1:]  # without the system prompt
+    assert shown["messages"] == [*last_request, {"role": "assistant", "content": "The product is 42."}]
+    assert shown["id"] == session["id"] and shown["status"] == "finished"
+    replay = agent("sessions", "show", session["id"])
+    assert replay.exit_code == 0
+    for line in ("❯ multiply", "== tool read_file", "-- ok", "== finished · 2 steps", "The product is 42."):
+        assert line in replay.stdout
+
+
+def test_rm_deletes_and_unknown_or_ambiguous_ids_are_usage_errors(scripted_server: ScriptedServer, agent: Any) -> None:
+    scripted_server.script = [text("a"), text("b")]
+    agent("ask", "one", "--no-judge")
+    agent("ask", "two", "--no-judge")
+    first, second = (item["id"] for item in listed(agent))
+    assert agent("sessions", "rm", first).exit_code == 0
+    assert [item["id"] for item in listed(agent)] == [second]
+    for command in (("sessions", "rm", first), ("sessions", "show", "zz"), ("resume", first)):
+        done = agent(*command)
+        assert done.exit_code == 2 and "no session" in done.stderr, command
+
+
+def test_continue_and_session_go_on_in_a_saved_memory(scripted_server: ScriptedServer, agent: Any) -> None:
+    scripted_server.script = [text("six"), text("seven"), text("again"), text("more")]
+    agent("ask", "first question", "--no-judge")
+    agent("ask", "other session", "--no-judge")
+    other, first = (item["id"] for item in listed(agent))
+    assert agent("ask", "and then?", "--session", first[:5], "--no-judge").exit_code == 0
+    assert [m["content"] for m in scripted_server.requests[-1]["messages"][1:]] == [
+        "first question",
+        "six",
+        "and then?",
+    ]
+    assert agent("ask", "and now?", "--continue", "--no-judge").exit_code == 0  # the latest: `first` was
+    sent = [m["content"] for m in scripted_server.requests[-1]["messages"][1:]]
+    assert sent == ["first question", "six", "and then?", "again", "and now?"]
+    sessions = {item["id"]: item for item in listed(agent)}
+    assert sessions[first]["turns"] == 3 and sessions[other]["turns"] == 1
+    both = agent("ask", "q", "--continue", "--session", first)
+    assert both.exit_code == 2 and "give one" in both.stderr
+
+
+def test_a_continued_session_speaks_the_protocol_of_the_options(scripted_server: ScriptedServer, agent: Any) -> None:
+    scripted_server.script = [text("native answer"), text("Final Answer: react answer")]
+    agent("ask", "first", "--no-judge")
+    assert agent("ask", "second", "--continue", "--mode", "react", "--no-judge").exit_code == 0
+    assert "tools" in scripted_server.requests[0] and "tools" not in scripted_server.requests[1]
+    assert "first" in json.dumps(scripted_server.requests[1]["messages"])  # the memory, folded into text
+
+
+def test_continue_with_nothing_saved_is_a_usage_error(agent: Any) -> None:
+    done = agent("ask", "q", "--continue")
+    assert done.exit_code == 2 and "no saved session" in done.stderr
+
+
+def test_no_save_saves_nothing(scripted_server: ScriptedServer, agent: Any) -> None:
+    scripted_server.script = [text("fine")]
+    assert agent("ask", "q", "--no-judge", "--no-save").exit_code == 0
+    assert list(Path(os.environ["AGENTCLI_HOME"]).iterdir()) == []
+
+
+def test_chat_saves_its_turns_in_one_session_and_reset_starts_another(
+    scripted_server: ScriptedServer, agent: Any
+) -> None:
+    scripted_server.script = [text("one"), text("two"), text("three"), text("four")]
+    done = agent("chat", "--no-judge", input="first\nsecond\n/reset\nthird\n")
+    assert done.exit_code == 0, done.output
+    assert [(item["question"], item["turns"]) for item in listed(agent)] == [("third", 1), ("first", 2)]
+    done = agent("chat", "--no-judge", "--continue", input="fourth\n")
+    assert done.exit_code == 0
+    assert [m["content"] for m in scripted_server.requests[-1]["messages"][1:]] == ["third", "three", "fourth"]
+
+
+def test_resume_finishes_a_failed_run_and_refuses_a_finished_one(scripted_server: ScriptedServer, agent: Any) -> None:
+    scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), error(500, "overloaded")]
+    failed = agent("ask", "read notes", "--no-judge")
+    assert failed.exit_code == 1
+    assert listed(agent)[0]["status"] == "failed"
+    scripted_server.script = [text("it says 6 and 7")]
+    done = agent("resume", "--no-judge")
+    assert done.exit_code == 0, done.output
+    assert done.stdout == "it says 6 and 7\n"
+    assert [m["role"] for m in scripted_server.requests[-1]["messages"]] == ["system", "user", "assistant", "tool"]
+    assert listed(agent)[0]["status"] == "finished" and listed(agent)[0]["turns"] == 1
+    again = agent("resume")
+    assert again.exit_code == 2 and "finished" in again.stderr
+    nothing = RUNNER.invoke(app, ["resume"], env={"AGENTCLI_HOME": str(Path(os.environ["AGENTCLI_HOME"]) / "x")})
+    assert nothing.exit_code == 2 and "no saved session" in nothing.stderr
+
+
+def test_the_chat_history_moves_beside_the_sessions_and_stays_private(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentcli.cli import chat
+
+    old = tmp_path / ".agentcli_history"
+    old.write_text("an earlier question\n", encoding="utf-8")
+    old.chmod(0o644)
+    monkeypatch.setattr(chat, "OLD_HISTORY_FILE", old)
+    path = chat._history_file()
+    assert path == Path(os.environ["AGENTCLI_HOME"]) / "history"
+    assert path.read_text(encoding="utf-8") == "an earlier question\n" and not old.exists()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700

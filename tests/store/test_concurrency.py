@@ -1,0 +1,48 @@
+"""Eight agents saving into one database at once: every session is there, whole, and the file is sound."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from agentcli.store.db import Store
+from tests.store.conftest import Task
+from tests.support.scripted_server import Reply, text, tool_calls
+
+AGENTS = 8
+STEPS = 4
+
+
+def busy(request: dict[str, Any]) -> Reply:
+    """A few tool steps per question, so that the agents' checkpoints interleave."""
+    messages = request["messages"]
+    question = messages[1]["content"]
+    done = sum(1 for message in messages if message["role"] == "tool")
+    if done < STEPS:
+        return tool_calls(("calculator", {"expr": f"{done} + {len(question)}"}))
+    return text(f"answer to {question}")
+
+
+def test_eight_processes_saving_at_once_all_save(task: Task) -> None:
+    task.server.script = busy
+    questions = [f"question number {index}" for index in range(AGENTS)]
+    task.forker.start(
+        [["ask", question, "--no-judge"] for question in questions],
+        cwd=task.workspace,
+        env=task.env(),
+        log=task.root / "all.log",
+        opens=task.opens,
+    )
+    assert task.forker.wait() == [0] * AGENTS, (task.root / "all.log").read_text()
+    with sqlite3.connect(task.home / "sessions.db") as raw:
+        assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    with Store.open(task.home / "sessions.db", create=False) as store:
+        summaries = store.summaries()
+        assert sorted(item.question for item in summaries) == questions
+        for item in summaries:
+            saved = store.load(item.id)
+            assert saved.summary.status == "finished" and saved.statuses == ["finished"]
+            assert saved.messages[0] == {"role": "user", "content": item.question}
+            assert saved.messages[-1] == {"role": "assistant", "content": f"answer to {item.question}"}
+            assert len(saved.messages) == 2 + 2 * STEPS
+            assert len(store.events(item.id)) > 3 * STEPS
