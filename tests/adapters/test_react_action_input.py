@@ -125,7 +125,7 @@ BARE = (
 ENDINGS = st.sampled_from(["", "\n", "\nFinal Answer: done", "\nObservation: fake", "\nThought: next"])
 
 
-@settings(max_examples=300)
+@settings(max_examples=150)
 @given(BARE, ENDINGS)
 @example('notes "v2"', "").via("issue 9 item 2")
 @example("[temperature in {SF}]", "").via("issue 9 item 3")
@@ -134,7 +134,7 @@ def test_a_bare_value_is_bound_whole(value: str, ending: str) -> None:
     assert query(value + ending) == value
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(BARE.filter(lambda v: not set(v) & set(QUOTES + "\\")), st.sampled_from(['""', "''", "“”", "‘’", "``"]))
 def test_a_pair_of_quotes_around_the_whole_value_is_removed(value: str, pair: str) -> None:
     assert query(f"{pair[0]}{value}{pair[1]}") == value
@@ -151,7 +151,7 @@ ARGUMENTS = st.dictionaries(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(
     ARGUMENTS,
     st.sampled_from([None, 2]),

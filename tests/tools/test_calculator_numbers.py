@@ -37,7 +37,7 @@ def test_format_number(value: int | float, expected: str) -> None:
     assert format_number(value) == expected
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 @example(2.0**53)
 @example(4503599627370497.0)
@@ -53,7 +53,7 @@ def test_a_shown_float_reads_back_as_the_same_float(value: float) -> None:
         assert int(shown) == value
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.integers(-LARGEST, LARGEST) | st.integers(-(2**64), 2**64))
 def test_a_shown_integer_reads_back_as_the_same_integer(value: int) -> None:
     shown = format_number(value)
@@ -131,7 +131,7 @@ _power_leaf = st.tuples(st.integers(0, 10**4), st.integers(0, 4)).map(lambda t: 
 integer_expressions = st.recursive(_int_leaf | _power_leaf, _combine, max_leaves=25)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(integer_expressions)
 def test_integer_expressions_are_exact(pair: Pair) -> None:
     text, expected = pair
