@@ -25,8 +25,10 @@ through untouched instead of retrying them as connection errors.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -158,5 +160,14 @@ def bounded_http_client(timeout: float) -> httpx2.Client:
             with contextlib.suppress(Exception):
                 self.close()
 
-    client: httpx2.Client = _Client(timeout=timeout)
+    client: httpx2.Client = _Client(timeout=timeout, verify=_tls_context())
     return client
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The certificate store, loaded once per process: loading it costs ~35 ms of CPU, and a chat, a resume
+    or a test suite makes many clients. httpx's own function, so SSL_CERT_FILE and friends still count."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
