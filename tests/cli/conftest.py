@@ -17,8 +17,6 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from agentcli.cli.app import app
-from agentcli.config import Settings
-from agentcli.llm.client import OpenAIChatClient
 from tests.support.scripted_server import ScriptedServer
 
 SECRET = "sk-test-SECRET-5678"
@@ -52,23 +50,10 @@ def invoke(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest
     """`invoke("ask", "q", input=None, env=None)`: the CLI in-process in `workspace`, configured for the server."""
     monkeypatch.chdir(workspace)
     runner = CliRunner()
-    # A command leaves its model client to process exit; in-process, each run closes the ones it opened.
-    opened: list[OpenAIChatClient] = []
-    open_client = OpenAIChatClient.__init__
-
-    def tracked(client: OpenAIChatClient, settings: Settings) -> None:
-        open_client(client, settings)
-        opened.append(client)
-
-    monkeypatch.setattr(OpenAIChatClient, "__init__", tracked)
 
     def run(*args: str, input: str | bytes | None = None, env: Mapping[str, str | None] | None = None) -> Result:
         overrides = env if env is not None else cli_env(scripted_server)
-        try:
-            return runner.invoke(app, list(args), input=input, env=overrides, catch_exceptions=False)
-        finally:
-            while opened:
-                opened.pop().close()
+        return runner.invoke(app, list(args), input=input, env=overrides, catch_exceptions=False)
 
     return run
 

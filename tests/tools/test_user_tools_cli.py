@@ -58,19 +58,13 @@ def test_a_broken_tools_file_is_exit_2_with_one_line(tmp_path: Path) -> None:
 
 
 def test_ask_with_a_broken_tools_file_never_calls_the_model(
-    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path
+    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("import agentcli\n\n\n@agentcli.tool\ndef f(x: object()) -> str:\n    return ''\n")
-    done = subprocess.run(
-        [str(AGENT), "ask", "hi", "--tools", str(bad)],
-        cwd=workspace,
-        env=agent_env(scripted_server),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2
+    monkeypatch.chdir(workspace)
+    done = RUNNER.invoke(app, ["ask", "hi", "--tools", str(bad)], env=agent_env(scripted_server))
+    assert done.exit_code == 2
     assert done.stderr.startswith(f"error: --tools {bad}: ")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert scripted_server.requests == []
@@ -113,7 +107,7 @@ def test_a_hostile_workspace_never_runs(
     env = agent_env(scripted_server)
     runs = [(["tools", "list", "--json", "--mode", "react"], ""), (["ask", "read tools.py"], "")]
     if launcher == "console script":  # `python -m` puts the current directory on sys.path: ask is the one to try
-        runs += [(["tools", "list"], ""), (["chat"], "hello\n/exit\n")]
+        runs += [(["chat"], "hello\n/exit\n")]
     for args, stdin in runs:
         done = subprocess.run(
             [*command, *args], cwd=workspace, env=env, input=stdin, capture_output=True, text=True, timeout=60
