@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Annotated
@@ -29,14 +30,8 @@ def list_files(context: ToolContext, path: PathArg = ".", pattern: PatternArg = 
 
 
 def make_list_files(workspace: Workspace, *, time_budget: float = TIME_BUDGET) -> Callable[..., str]:
-    """`list_files` fixed to one workspace outside a registry (`time_budget` is a knob for tests); its schema
-    is list_files'."""
-
-    def list_files(path: PathArg = ".", pattern: PatternArg = "", limit: LimitArg = 200) -> str:
-        """List the files under a directory, recursively; .gitignored files are left out."""
-        return list_paths(workspace, path, pattern, limit, time_budget=time_budget)
-
-    return list_files
+    """`list_files` bound to one workspace outside a registry (`time_budget` is a knob for tests)."""
+    return functools.partial(list_paths, workspace, time_budget=time_budget)
 
 
 def list_paths(

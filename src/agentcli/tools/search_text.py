@@ -11,6 +11,7 @@ search (grep) gives, at the speed of one search per block. A deadline bounds eve
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -144,19 +145,8 @@ def search_text(
 
 
 def make_search_text(workspace: Workspace, *, time_budget: float = TIME_BUDGET) -> Callable[..., str]:
-    """`search_text` fixed to one workspace outside a registry (`time_budget` is a knob for tests); its schema
-    is search_text's."""
-
-    def search_text(
-        pattern: str,
-        path: PathArg = ".",
-        glob: GlobArg = "",
-        ignore_case: bool = False,
-        limit: LimitArg = 50,
-    ) -> str:
-        """Search text files for a regular expression (Python re syntax, no lookarounds or backreferences);
-        one PATH:LINE: TEXT line per match."""
-        return search(workspace, pattern, path, glob, ignore_case, limit, time_budget=time_budget)
+    """`search_text` bound to one workspace outside a registry (`time_budget` is a knob for tests)."""
+    return functools.partial(search, workspace, time_budget=time_budget)
 
     return search_text
 
