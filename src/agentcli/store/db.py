@@ -16,6 +16,7 @@ import json
 import re
 import secrets
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -149,83 +150,70 @@ class Store:
         """Write one checkpoint atomically."""
         sid, summary = checkpoint.session_id, checkpoint.summary
         usage = summary.usage
-        db = self._db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                if checkpoint.first:
-                    db.execute(
-                        f"INSERT INTO sessions ({SUMMARY_COLUMNS}) VALUES ({', '.join('?' * 14)})",
-                        (
-                            sid, summary.created, summary.updated, summary.model, summary.endpoint,
-                            summary.workspace, summary.mode, int(summary.streaming), summary.question,
-                            summary.status, summary.turns, usage.prompt_tokens, usage.completion_tokens,
-                            usage.cached_tokens,
-                        ),
-                    )  # fmt: skip
-                else:
-                    db.execute(
-                        "UPDATE sessions SET updated = ?, mode = ?, streaming = ?, status = ?, turns = ?, "
-                        "prompt_tokens = ?, completion_tokens = ?, cached_tokens = ? WHERE id = ?",
-                        (
-                            summary.updated, summary.mode, int(summary.streaming), summary.status, summary.turns,
-                            usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, sid,
-                        ),
-                    )  # fmt: skip
-                if checkpoint.cut_messages is not None:
-                    db.execute(
-                        "DELETE FROM messages WHERE session_id = ? AND position >= ?", (sid, checkpoint.cut_messages)
-                    )
-                if checkpoint.cut_runs is not None:
-                    db.execute("DELETE FROM runs WHERE session_id = ? AND number >= ?", (sid, checkpoint.cut_runs))
-                    db.execute("DELETE FROM events WHERE session_id = ? AND run >= ?", (sid, checkpoint.cut_runs))
-                if checkpoint.messages:
-                    db.executemany(
-                        "INSERT INTO messages VALUES (?, ?, ?)",
-                        [(sid, position, body) for position, body in checkpoint.messages],
-                    )
-                number, status, state = checkpoint.run
-                db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (sid, number, status, state))
-                if checkpoint.events is not None:
-                    db.execute("INSERT INTO events VALUES (?, ?, ?, ?)", (sid, number, *checkpoint.events))
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise describe(exc, self.path) from None
+        with self._transaction() as db:
+            if checkpoint.first:
+                db.execute(
+                    f"INSERT INTO sessions ({SUMMARY_COLUMNS}) VALUES ({', '.join('?' * 14)})",
+                    (
+                        sid, summary.created, summary.updated, summary.model, summary.endpoint,
+                        summary.workspace, summary.mode, int(summary.streaming), summary.question,
+                        summary.status, summary.turns, usage.prompt_tokens, usage.completion_tokens,
+                        usage.cached_tokens,
+                    ),
+                )  # fmt: skip
+            else:
+                db.execute(
+                    "UPDATE sessions SET updated = ?, mode = ?, streaming = ?, status = ?, turns = ?, "
+                    "prompt_tokens = ?, completion_tokens = ?, cached_tokens = ? WHERE id = ?",
+                    (
+                        summary.updated, summary.mode, int(summary.streaming), summary.status, summary.turns,
+                        usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, sid,
+                    ),
+                )  # fmt: skip
+            if checkpoint.cut_messages is not None:
+                db.execute(
+                    "DELETE FROM messages WHERE session_id = ? AND position >= ?", (sid, checkpoint.cut_messages)
+                )
+            if checkpoint.cut_runs is not None:
+                db.execute("DELETE FROM runs WHERE session_id = ? AND number >= ?", (sid, checkpoint.cut_runs))
+                db.execute("DELETE FROM events WHERE session_id = ? AND run >= ?", (sid, checkpoint.cut_runs))
+            if checkpoint.messages:
+                db.executemany(
+                    "INSERT INTO messages VALUES (?, ?, ?)",
+                    [(sid, position, body) for position, body in checkpoint.messages],
+                )
+            number, status, state = checkpoint.run
+            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (sid, number, status, state))
+            if checkpoint.events is not None:
+                db.execute("INSERT INTO events VALUES (?, ?, ?, ?)", (sid, number, *checkpoint.events))
 
     def mark(self, session_id: str, number: int, status: str, updated: str, events: tuple[int, str]) -> None:
         """Set the status of a run that stopped without finishing, and add its last events."""
+        with self._transaction() as db:
+            db.execute("UPDATE runs SET status = ? WHERE session_id = ? AND number = ?", (status, session_id, number))
+            db.execute("UPDATE sessions SET status = ?, updated = ? WHERE id = ?", (status, updated, session_id))
+            db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?)", (session_id, number, *events))
+
+    def delete(self, session_id: str) -> None:
+        with self._transaction() as db:
+            for table in ("events", "runs", "messages"):
+                db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
+            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all of it or nothing (a crash or an error rolls it back), as a StoreError."""
         db = self._db
         try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                db.execute(
-                    "UPDATE runs SET status = ? WHERE session_id = ? AND number = ?", (status, session_id, number)
-                )
-                db.execute("UPDATE sessions SET status = ?, updated = ? WHERE id = ?", (status, updated, session_id))
-                db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?)", (session_id, number, *events))
+                yield db
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
         except sqlite3.Error as exc:
-            raise describe(exc, self.path) from None
-
-    def delete(self, session_id: str) -> None:
-        db = self._db
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            for table, column in (("events", "session_id"), ("runs", "session_id"), ("messages", "session_id")):
-                db.execute(f"DELETE FROM {table} WHERE {column} = ?", (session_id,))
-            db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
-            db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
             raise describe(exc, self.path) from None
 
     # -- reading -----------------------------------------------------------------------------------
