@@ -144,3 +144,11 @@ def test_chat_from_a_pipe_refuses_too(scripted_server: ScriptedServer, invoke: I
     assert done.exit_code == 0, done.stderr
     assert tool_result(scripted_server) == REFUSAL
     assert not (workspace / "log.txt").exists()
+
+
+def test_a_call_whose_arguments_hold_a_huge_integer_is_shown_not_crashed() -> None:
+    from agentcli.cli.approval import shown
+    from agentcli.engine.policy import PendingCall
+
+    call = PendingCall("c1", "write_note", '{"n": ' + "9" * 5000 + "}", None, 1)
+    assert shown(call).startswith("write_note(")

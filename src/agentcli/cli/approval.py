@@ -70,7 +70,7 @@ def shown(call: PendingCall) -> str:
     terminal, and cut after SHOWN_CHARS characters."""
     try:
         args = json.loads(call.arguments or "{}")
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
         args = None
     if isinstance(args, dict):
         inner = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in args.items())
