@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -16,6 +16,7 @@ REPO_ROOT = str(Path(__file__).resolve().parents[1])
 if REPO_ROOT not in sys.path:
     sys.path.insert(0, REPO_ROOT)
 
+from tests.support.agents import MakeAgent, agent_settings  # noqa: E402
 from tests.support.scripted_server import ScriptedServer, unused_base_url  # noqa: E402
 
 if TYPE_CHECKING:
@@ -70,3 +71,19 @@ def workspace(tmp_path: Path) -> Path:
     root.mkdir()
     (root / "notes.txt").write_text("first number: 6\nsecond number: 7\n", encoding="utf-8")
     return root
+
+
+@pytest.fixture
+def make_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[MakeAgent]:
+    """`make_agent(judge=False, max_steps=5, ...)`: an Agent on the scripted server, no client retries, closed after."""
+    from agentcli.agent import Agent
+
+    made: list[Agent] = []
+
+    def make(**overrides: Any) -> Agent:
+        made.append(Agent(agent_settings(workspace, **{"base_url": scripted_server.base_url, **overrides})))
+        return made[-1]
+
+    yield make
+    for agent in made:
+        agent.close()

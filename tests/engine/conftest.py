@@ -6,32 +6,16 @@ rule as the server; the HTTP server stays for what the real `openai` client does
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agentcli.agent import Agent
-from agentcli.config import Secret, Settings
 from agentcli.llm.scripted import ScriptedClient
 from agentcli.llm.types import ChatClient
-from tests.support.scripted_server import ScriptedServer, find_problem
-
-MakeAgent = Callable[..., Agent]
-
-
-def agent_settings(workspace: Path, **overrides: Any) -> Settings:
-    values: dict[str, Any] = {
-        "model": "test-model",
-        "api_key": Secret("sk-test-SECRET-1234"),
-        "workspace": workspace,
-        "judge": False,
-        "max_retries": 0,
-        "timeout": 10.0,
-    }
-    values.update(overrides)
-    return Settings(**values)
+from tests.support.agents import MakeAgent, agent_settings
+from tests.support.scripted_server import find_problem
 
 
 @pytest.fixture
@@ -49,17 +33,3 @@ def make_scripted_agent(llm: ScriptedClient, workspace: Path) -> MakeAgent:
         return Agent(agent_settings(workspace, **overrides), client=client)
 
     return make
-
-
-@pytest.fixture
-def make_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[MakeAgent]:
-    """`make_agent(judge=False, max_steps=5, ...)`: an Agent on the scripted server, no client retries."""
-    made: list[Agent] = []
-
-    def make(**overrides: Any) -> Agent:
-        made.append(Agent(agent_settings(workspace, **{"base_url": scripted_server.base_url, **overrides})))
-        return made[-1]
-
-    yield make
-    for agent in made:
-        agent.close()

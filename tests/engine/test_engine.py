@@ -21,8 +21,8 @@ from agentcli.llm.scripted import (
     tool_calls,
 )
 from agentcli.llm.types import ChatRequest, Usage
-from tests.engine.conftest import MakeAgent
 from tests.support import scripted_server as wire
+from tests.support.agents import MakeAgent
 from tests.support.scripted_server import ScriptedServer, unused_base_url
 
 

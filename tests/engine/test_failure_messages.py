@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.engine.conftest import MakeAgent
+from tests.support.agents import MakeAgent
 from tests.support.scripted_server import ScriptedServer, error
 
 

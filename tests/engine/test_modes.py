@@ -13,8 +13,8 @@ import pytest
 from agentcli.events import FormatProblem, JudgeVerdict, ModeSwitched, ToolReturned
 from agentcli.llm.scripted import Reply, ScriptedClient, json_reply, judge_fail, judge_pass, text, tools_rejected
 from agentcli.llm.types import ChatRequest
-from tests.engine.conftest import MakeAgent
 from tests.support import scripted_server as wire
+from tests.support.agents import MakeAgent
 from tests.support.scripted_server import ScriptedServer
 
 TASK = "read notes.txt and multiply the two numbers in it"

@@ -8,7 +8,7 @@ from agentcli.engine.session import Session
 from agentcli.engine.state import RunState, State
 from agentcli.events import AnswerReady, ModeSwitched, RunFinished, RunStarted, ToolCalled, UsageReported
 from agentcli.llm.types import ToolCall
-from tests.engine.conftest import MakeAgent
+from tests.support.agents import MakeAgent
 from tests.support.scripted_server import Reply, ScriptedServer, error, judge_pass, text, tool_calls
 
 TASK = "read notes.txt and multiply the two numbers in it"

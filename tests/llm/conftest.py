@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agentcli.config import Secret, Settings
 from agentcli.llm.client import OpenAIChatClient
+from tests.support.agents import agent_settings
 from tests.support.scripted_server import ScriptedServer
 
 MakeClient = Callable[..., OpenAIChatClient]
@@ -20,15 +21,8 @@ def make_client(scripted_server: ScriptedServer) -> Iterator[MakeClient]:
     made: list[OpenAIChatClient] = []
 
     def make(**overrides: Any) -> OpenAIChatClient:
-        values: dict[str, Any] = {
-            "model": "test-model",
-            "base_url": scripted_server.base_url,
-            "api_key": Secret("sk-test-SECRET-1234"),
-            "timeout": 10.0,
-            "max_retries": 0,
-        }
-        values.update(overrides)
-        made.append(OpenAIChatClient(Settings(**values)))
+        settings = agent_settings(Path.cwd(), base_url=scripted_server.base_url, **overrides)
+        made.append(OpenAIChatClient(settings))
         return made[-1]
 
     yield make

@@ -148,8 +148,6 @@ def make_search_text(workspace: Workspace, *, time_budget: float = TIME_BUDGET) 
     """`search_text` bound to one workspace outside a registry (`time_budget` is a knob for tests)."""
     return functools.partial(search, workspace, time_budget=time_budget)
 
-    return search_text
-
 
 def search(
     workspace: Workspace,
