@@ -1,14 +1,13 @@
 """Approval on a real pseudo-terminal: `ask` shows the call and waits for y, n or Ctrl-C.
 
-The agent runs as a session leader whose controlling terminal is the pty, so Ctrl-C typed into it is a real
-SIGINT from the terminal driver, as at a keyboard.
+The agent (a child of the zygote, tests/support/warm.py) runs as a session leader whose controlling terminal is
+the pty, so Ctrl-C typed into it is a real SIGINT from the terminal driver, as at a keyboard.
 """
 
 from __future__ import annotations
 
 import os
 import select
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,30 +17,20 @@ import pytest
 from agentcli.cli.approval import REFUSAL
 from tests.cli.conftest import agent_env
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
+from tests.support.warm import Zygote
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
 SAMPLE = Path(__file__).parents[1] / "tools" / "user_tools" / "sample.py"
 BOUND = 30.0  # seconds: a bound against hangs, far above any real cost
 
-# Take the pty as the controlling terminal (we are a session leader), then run the CLI as `agent` would.
-LAUNCH = "import fcntl, sys, termios\nfcntl.ioctl(0, termios.TIOCSCTTY, 0)\nfrom agentcli.cli.app import main\nmain()\n"
-
 
 class Pty:
     """`agent ARGS` on a pseudo-terminal: read what it shows, type into it."""
 
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, zygote: Zygote, args: list[str], cwd: Path, env: dict[str, str]) -> None:
         self.master, slave = os.openpty()
-        self.process = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH, *args],
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
-        )
+        self.process = zygote.start(args, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, terminal=True)
         os.close(slave)
         self.shown = ""
 
@@ -77,10 +66,10 @@ class Pty:
 
 
 @pytest.fixture
-def terminal(scripted_server: ScriptedServer, workspace: Path) -> Pty:
+def terminal(zygote: Zygote, scripted_server: ScriptedServer, workspace: Path) -> Pty:
     scripted_server.script = [tool_calls(("append_line", {"path": "log.txt", "line": "hello"})), text("tried")]
     args = ["ask", "append hello to log.txt", "--no-judge", "--no-stream", "--tools", str(SAMPLE)]
-    return Pty(args, workspace, agent_env(scripted_server, TERM="xterm"))
+    return Pty(zygote, args, workspace, agent_env(scripted_server, TERM="xterm"))
 
 
 def test_answer_y_runs_the_call(terminal: Pty, workspace: Path) -> None:

@@ -1,6 +1,7 @@
 """`agent ask` as a user runs it: output modes, exit codes, configuration, the key kept secret.
 
-In-process through CliRunner; subprocesses only for Ctrl-C, a closed pipe and raw argv bytes.
+In-process through CliRunner; real processes only for Ctrl-C and a closed pipe (children of the zygote,
+tests/support/warm.py) and raw argv bytes (a fresh `python`, which decodes them).
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from tests.cli.conftest import SECRET, Invoke, agent_env, cli_env
 from tests.support.scripted_server import Reply, ScriptedServer, error, judge_pass, text, tool_calls, unused_base_url
+from tests.support.warm import PIPE, Zygote
 
 TASK = "read notes.txt and multiply the two numbers in it"
 HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
@@ -116,18 +119,12 @@ def test_a_server_that_is_down_is_exit_1_without_traceback(invoke: Invoke) -> No
     assert "Traceback" not in done.stderr
 
 
-def interrupt_while_waiting(server: ScriptedServer, workspace: Path, *args: str) -> tuple[int, str, str]:
+def interrupt_while_waiting(
+    zygote: Zygote, server: ScriptedServer, workspace: Path, *args: str
+) -> tuple[int, str, str]:
     """Run `agent ask q ARGS`, send SIGINT once the model call is under way; (exit code, stdout, stderr)."""
     server.script = [text("too late").delayed(2 * HANG_S)]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentcli", "ask", "q", *args],
-        cwd=workspace,
-        env=agent_env(server),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = zygote.start(["ask", "q", *args], cwd=workspace, env=agent_env(server), stdout=PIPE, stderr=PIPE)
     try:
         _wait_for_request(server)
         proc.send_signal(signal.SIGINT)
@@ -137,11 +134,11 @@ def interrupt_while_waiting(server: ScriptedServer, workspace: Path, *args: str)
             proc.kill()
             proc.communicate()
     server.script = []  # the delayed reply may still be pending; nothing else is owed
-    return proc.returncode, out, err
+    return proc.wait(), out, err
 
 
-def test_ctrl_c_ends_the_run_with_130(scripted_server: ScriptedServer, workspace: Path) -> None:
-    code, _out, err = interrupt_while_waiting(scripted_server, workspace, "--no-judge")
+def test_ctrl_c_ends_the_run_with_130(zygote: Zygote, scripted_server: ScriptedServer, workspace: Path) -> None:
+    code, _out, err = interrupt_while_waiting(zygote, scripted_server, workspace, "--no-judge")
     assert code == 130, err
     assert "interrupted at step 1" in err
     assert "Traceback" not in err
@@ -197,20 +194,33 @@ def test_a_short_key_is_masked_too(scripted_server: ScriptedServer, invoke: Invo
     assert "abc" not in done.stdout + done.stderr
 
 
-def test_json_output_ends_with_final_even_when_interrupted(scripted_server: ScriptedServer, workspace: Path) -> None:
-    code, out, err = interrupt_while_waiting(scripted_server, workspace, "--output", "json")
+def test_json_output_ends_with_final_even_when_interrupted(
+    zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
+) -> None:
+    code, out, err = interrupt_while_waiting(zygote, scripted_server, workspace, "--output", "json")
     assert code == 130, err
     final = json.loads(out.splitlines()[-1])
     assert final["type"] == "final"
     assert (final["status"], final["answer"]) == ("interrupted", None)
 
 
-def test_a_closed_pipe_is_not_an_error_message(scripted_server: ScriptedServer, workspace: Path) -> None:
+def test_a_closed_pipe_is_not_an_error_message(
+    zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
+) -> None:
     scripted_server.script = [text("x " * 20_000)]
-    env = agent_env(scripted_server)
-    agent_cmd = f"{sys.executable} -m agentcli ask q --no-judge --output json | head -c 10 > /dev/null"
-    done = subprocess.run(
-        ["bash", "-c", agent_cmd], cwd=workspace, env=env, capture_output=True, text=True, timeout=HANG_S
-    )
-    assert "internal error" not in done.stderr
-    assert "Traceback" not in done.stderr
+    with tempfile.TemporaryFile("w+") as err:  # a file, not a pipe: nothing it writes can block it
+        proc = zygote.start(
+            ["ask", "q", "--no-judge", "--output", "json"],
+            cwd=workspace,
+            env=agent_env(scripted_server),
+            stdout=PIPE,
+            stderr=err,
+        )
+        assert proc.stdout is not None
+        with proc.stdout:  # `| head -c 10`
+            assert len(proc.stdout.read(10)) == 10
+        proc.wait(HANG_S)
+        err.seek(0)
+        stderr = err.read()
+    assert "internal error" not in stderr
+    assert "Traceback" not in stderr

@@ -1,6 +1,7 @@
 """`agent chat`: piped input, memory across turns, the slash commands, Ctrl-C cancelling one turn.
 
-In-process through CliRunner (its stdin is a text wrapper over bytes, as a pipe's is); a subprocess for Ctrl-C.
+In-process through CliRunner (its stdin is a text wrapper over bytes, as a pipe's is); for Ctrl-C, a real
+process: a child of the zygote (tests/support/warm.py).
 """
 
 from __future__ import annotations
@@ -8,13 +9,12 @@ from __future__ import annotations
 import os
 import select
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 from tests.cli.conftest import Invoke, agent_env
 from tests.support.scripted_server import ScriptedServer, text
+from tests.support.warm import PIPE, WarmProcess, Zygote
 
 HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
 
@@ -43,17 +43,12 @@ def test_eof_ends_the_session(invoke: Invoke) -> None:
     assert invoke("chat", input="").exit_code == 0
 
 
-def test_ctrl_c_cancels_the_turn_not_the_session(scripted_server: ScriptedServer, workspace: Path) -> None:
+def test_ctrl_c_cancels_the_turn_not_the_session(
+    zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
+) -> None:
     scripted_server.script = [text("slow").delayed(2 * HANG_S), text("second answer")]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agentcli", "chat", "--no-judge"],
-        cwd=workspace,
-        env=agent_env(scripted_server),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    env = agent_env(scripted_server)
+    proc = zygote.start(["chat", "--no-judge"], cwd=workspace, env=env, stdin=PIPE, stdout=PIPE, stderr=PIPE)
     try:
         assert proc.stdin is not None and proc.stderr is not None
         proc.stdin.write("first question\n")
@@ -75,7 +70,7 @@ def test_ctrl_c_cancels_the_turn_not_the_session(scripted_server: ScriptedServer
     assert [m["content"] for m in scripted_server.requests[1]["messages"][1:]] == ["second question"]
 
 
-def _read_until(proc: subprocess.Popen[str], needle: str) -> None:
+def _read_until(proc: WarmProcess, needle: str) -> None:
     assert proc.stderr is not None
     fd = proc.stderr.fileno()
     os.set_blocking(fd, False)

@@ -1,14 +1,13 @@
 """An answer that cannot be written is not a success: a full disk, a reader that leaves early.
 
-The mapping is tested in-process; two subprocess tests show it on real file descriptors (a pipe cut after
-one byte, /dev/full as stdout), which only a separate process can have as its stdout."""
+The mapping is tested in-process; two tests show it on real file descriptors (a pipe cut after one byte,
+/dev/full as stdout), which only a separate process can have as its stdout: a child of the zygote
+(tests/support/warm.py), whose streams are made as the interpreter makes them, PYTHONUNBUFFERED included."""
 
 from __future__ import annotations
 
 import errno
 import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from agentcli.cli.exits import EXIT_NO_ANSWER, guarded
 from agentcli.errors import ConfigError
 from tests.cli.conftest import agent_env
 from tests.support.scripted_server import ScriptedServer, text
+from tests.support.warm import PIPE, Zygote
 
 BIG_ANSWER = "x" * 600_000  # far more than a pipe holds (64 kB)
 
@@ -54,45 +54,34 @@ def test_messages_quoting_outside_text_show_control_codes_escaped(capsys: pytest
     assert capsys.readouterr().err == "error: LLM_BASE_URL names http://\\x1b]52;c;aGk=\\x07evil/ from .env\n"
 
 
-def agent_command(kind: str) -> list[str]:
-    return [sys.executable, "-m", "agentcli", "ask", "q", "--no-judge", "--output", kind]
+def agent_args(kind: str) -> list[str]:
+    return ["ask", "q", "--no-judge", "--output", kind]
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
 @pytest.mark.parametrize("kind", ["plain", "json"])
-def test_a_full_disk_is_exit_1_saying_so(kind: str, scripted_server: ScriptedServer, workspace: Path) -> None:
+def test_a_full_disk_is_exit_1_saying_so(
+    kind: str, zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
+) -> None:
     scripted_server.script = [text("The answer.")]
     with open("/dev/full", "w") as full:
-        done = subprocess.run(
-            agent_command(kind),
-            cwd=workspace,
-            env=agent_env(scripted_server),
-            stdin=subprocess.DEVNULL,
-            stdout=full,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=60,
-        )
-    assert done.returncode == 1
-    assert done.stderr.splitlines()[-1] == "error: could not write the answer: no space left on device"
-    assert "internal error" not in done.stderr and "Exception ignored" not in done.stderr
+        env = agent_env(scripted_server)
+        proc = zygote.start(agent_args(kind), cwd=workspace, env=env, stdout=full, stderr=PIPE)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert stderr.splitlines()[-1] == "error: could not write the answer: no space left on device"
+    assert "internal error" not in stderr and "Exception ignored" not in stderr
 
 
 # `head -c1` on a 3 MB answer: both ways stdout can be set up (PYTHONUNBUFFERED drops a short write's tail).
 @pytest.mark.parametrize(("kind", "unbuffered"), [("plain", "1"), ("json", "")])
 def test_a_reader_leaving_after_one_byte_is_exit_1_saying_so(
-    kind: str, unbuffered: str, scripted_server: ScriptedServer, workspace: Path
+    kind: str, unbuffered: str, zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
 ) -> None:
     scripted_server.script = [text(BIG_ANSWER)]
     with tempfile.TemporaryFile("w+") as err:  # a file: 3 MB of streamed text on stderr must not block
-        proc = subprocess.Popen(
-            agent_command(kind),
-            cwd=workspace,
-            env=agent_env(scripted_server, PYTHONUNBUFFERED=unbuffered),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=err,
-        )
+        env = agent_env(scripted_server, PYTHONUNBUFFERED=unbuffered)
+        proc = zygote.start(agent_args(kind), cwd=workspace, env=env, stdout=PIPE, stderr=err)
         try:
             assert proc.stdout is not None
             assert len(proc.stdout.read(1)) == 1

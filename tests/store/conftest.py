@@ -1,4 +1,4 @@
-"""Shared by the store tests: the forker (warm process that forks `agent` runs) and a scripted multi-step task."""
+"""Shared by the store tests: a scripted multi-step task, run by `agent` children of the zygote (warm.py)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import collections
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +17,15 @@ from agentcli.config import Secret, Settings
 from agentcli.store.db import Saved, Store
 from agentcli.store.recorder import SessionRecorder
 from tests.cli.conftest import SECRET
-from tests.store.forker import Forker
 from tests.support.scripted_server import Reply, ScriptedServer, drop, judge_fail, judge_pass, text, tool_calls
+from tests.support.warm import WarmProcess, Zygote
 
 TASK = "add up the numbers in the files"
 DRAFT = "42"
 ANSWER = "42, because 6 * 7 = 42"
 FILES = {"a.txt": "6", "b.txt": "7", **{f"f{n}.txt": str(n) for n in range(3, 9)}}
+HANG_S = 120.0
+"""A bound against hangs, far above any real run of the task."""
 REQUESTS = 12
 """Requests of the whole task: 9 model steps (2 parallel reads, a calculator, 6 reads, a draft), a judge that
 rejects, a second draft, a judge that passes."""
@@ -76,8 +78,8 @@ class KillSwitch:
 class Task:
     """One workspace and home, and `agent` runs of the task in forked children."""
 
-    def __init__(self, forker: Forker, server: ScriptedServer, root: Path) -> None:
-        self.forker, self.server, self.root = forker, server, root
+    def __init__(self, zygote: Zygote, server: ScriptedServer, root: Path) -> None:
+        self.zygote, self.server, self.root = zygote, server, root
         self.workspace = root / "ws"
         self.home = root / "home"
         self.workspace.mkdir()
@@ -106,10 +108,17 @@ class Task:
         self.runs += 1
         log = self.root / f"run{self.runs}.log"
         self.switch.arm(kill_at)
-        (pid,) = self.forker.start([list(argv)], cwd=self.workspace, env=self.env(), log=log, opens=self.opens)
-        self.switch.child(pid)
-        (code,) = self.forker.wait()
+        child = self.start(argv, log)
+        self.switch.child(child.pid)
+        code = child.wait(HANG_S)
         return code, log.read_text(encoding="utf-8", errors="replace")
+
+    def start(self, argv: Sequence[str], log: Path) -> WarmProcess:
+        """Fork `agent ARGV` in the workspace, its stdout and stderr appended to `log`."""
+        with log.open("a", encoding="utf-8") as output:
+            return self.zygote.start(
+                argv, cwd=self.workspace, env=self.env(), stdout=output, stderr=output, opens=self.opens
+            )
 
     def opened(self) -> collections.Counter[str]:
         """How many times each workspace file was opened, over every run so far."""
@@ -119,16 +128,9 @@ class Task:
         return collections.Counter(Path(line).name for line in lines)
 
 
-@pytest.fixture(scope="module")
-def forker() -> Iterator[Forker]:
-    started = Forker.launch()
-    yield started
-    started.close()
-
-
 @pytest.fixture
-def task(forker: Forker, scripted_server: ScriptedServer, tmp_path: Path) -> Task:
-    return Task(forker, scripted_server, tmp_path)
+def task(zygote: Zygote, scripted_server: ScriptedServer, tmp_path: Path) -> Task:
+    return Task(zygote, scripted_server, tmp_path)
 
 
 Warnings = list[str]

@@ -6,7 +6,7 @@ import sqlite3
 from typing import Any
 
 from agentcli.store.db import Store
-from tests.store.conftest import Task
+from tests.store.conftest import HANG_S, Task
 from tests.support.scripted_server import Reply, text, tool_calls
 
 AGENTS = 8
@@ -26,14 +26,9 @@ def busy(request: dict[str, Any]) -> Reply:
 def test_eight_processes_saving_at_once_all_save(task: Task) -> None:
     task.server.script = busy
     questions = [f"question number {index}" for index in range(AGENTS)]
-    task.forker.start(
-        [["ask", question, "--no-judge"] for question in questions],
-        cwd=task.workspace,
-        env=task.env(),
-        log=task.root / "all.log",
-        opens=task.opens,
-    )
-    assert task.forker.wait() == [0] * AGENTS, (task.root / "all.log").read_text()
+    log = task.root / "all.log"
+    children = [task.start(["ask", question, "--no-judge"], log) for question in questions]
+    assert [child.wait(HANG_S) for child in children] == [0] * AGENTS, log.read_text()
     with sqlite3.connect(task.home / "sessions.db") as raw:
         assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
     with Store.open(task.home / "sessions.db", create=False) as store:

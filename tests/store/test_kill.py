@@ -3,8 +3,8 @@ and `agent resume` reaches the scripted answer without running any tool call twi
 
 A kill point is "the N-th request a process sends": the server kills the child as the request arrives, so
 the child is always between two complete steps of its own (waiting on the model, never mid-tool) and every
-tool result it got is expected to be saved. Every process is forked from one warm process (tests/store/
-forker.py), so 50+ kills cost a few seconds. Chains kill resumed runs too: process 1 (`ask`) dies on its k1-th
+tool result it got is expected to be saved. Every process is forked from one warm process (tests/support/
+warm.py), so 50+ kills cost a few seconds. Chains kill resumed runs too: process 1 (`ask`) dies on its k1-th
 request, process 2 (`resume`) on its k2-th, and so on; the last resume runs to the end.
 """
 
@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 from agentcli.cli.app import app
 from agentcli.store.db import Store
 from tests.store.conftest import ANSWER, FILES, REQUESTS, TASK, Task
-from tests.store.forker import Forker
 from tests.support.scripted_server import find_problem
+from tests.support.warm import Zygote
 
 RUNNER = CliRunner()
 SEED = 20261202
@@ -62,12 +62,12 @@ def check_after_kill(task: Task) -> None:
 
 
 @pytest.fixture(scope="module")
-def opens_per_read(forker: Forker, tmp_path_factory: pytest.TempPathFactory) -> int:
+def opens_per_read(zygote: Zygote, tmp_path_factory: pytest.TempPathFactory) -> int:
     """How many times one read_file call opens its file, from a run that is never killed."""
     from tests.support.scripted_server import ScriptedServer
 
     with ScriptedServer() as server:
-        task = Task(forker, server, tmp_path_factory.mktemp("baseline"))
+        task = Task(zygote, server, tmp_path_factory.mktemp("baseline"))
         code, output = task.run("ask", TASK, "--max-steps", "30")
     assert code == 0 and ANSWER in output, output
     counts = set(task.opened().values())
