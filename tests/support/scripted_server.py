@@ -18,6 +18,7 @@ Only the standard library and jsonschema, so `bench/` can import it too.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import itertools
@@ -205,12 +206,18 @@ def endless(delta_chars: int = 1_000_000) -> Reply:
     return Reply(content_type="text/event-stream", chunks=lambda: itertools.repeat(event))
 
 
+_HELD: list[socket.socket] = []
+"""Ports bound and never listened on, for as long as this process lives: a connection is refused, and no
+other process (another pytest worker's server, say) can take the port meanwhile."""
+atexit.register(lambda: [sock.close() for sock in _HELD])
+
+
 def unused_base_url() -> str:
     """A base URL on a 127.0.0.1 port where nothing listens: a server that is down."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    _HELD.append(sock)
+    return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
 
 
 @dataclass(frozen=True)
