@@ -100,15 +100,19 @@ def test_the_public_api_is_pinned() -> None:
 
 def test_startup_does_not_import_openai() -> None:
     # One process runs the three commands in turn (a process each costs ~1 s of CPU); modules pile up, so
-    # the first command that pulls in openai or the engine is the one named.
+    # the first command that pulls in openai or the engine is the one named. `tools list` builds no other
+    # command: their modules stay unimported until `--help` lists them all.
+    others = ["agentcli.cli.ask", "agentcli.cli.chat", "agentcli.cli.resume", "agentcli.cli.sessions_cmd"]
     code = (
         "import sys\n"
         "from agentcli.cli.app import main\n"
-        "for argv in (['--help'], ['tools', 'list'], ['tools', 'list', '--json']):\n"
+        f"others = {others}\n"
+        "for argv, absent in ((['tools', 'list'], others), (['tools', 'list', '--json'], others), (['--help'], [])):\n"
         "    sys.argv = ['agent', *argv]\n"
         "    try:\n        main()\n    except SystemExit:\n        pass\n"
-        "    for name in ('openai', 'agentcli.engine.loop'):\n"
+        "    for name in ('openai', 'agentcli.engine.loop', *absent):\n"
         "        assert name not in sys.modules, f'agent {\" \".join(argv)} imported {name}'\n"
+        "assert all(name in sys.modules for name in others)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

@@ -209,7 +209,12 @@ def endless(delta_chars: int = 1_000_000) -> Reply:
 _HELD: list[socket.socket] = []
 """Ports bound and never listened on, for as long as this process lives: a connection is refused, and no
 other process (another pytest worker's server, say) can take the port meanwhile."""
-atexit.register(lambda: [sock.close() for sock in _HELD])
+
+
+@atexit.register
+def _release_held_ports() -> None:
+    for sock in _HELD:
+        sock.close()
 
 
 def unused_base_url() -> str:
