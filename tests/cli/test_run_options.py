@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import typer.main
 from typer.testing import CliRunner
 
-from agentcli.cli.app import app
+from agentcli.cli.app import app, build
 from agentcli.cli.options import RunOptions
 from tests.support.scripted_server import ScriptedServer, text
 
@@ -16,9 +15,7 @@ RUNNER = CliRunner()
 
 
 def option_names(command: str) -> set[str]:
-    group = typer.main.get_command(app)
-    params = group.commands[command].params  # type: ignore[attr-defined]
-    return {param.name for param in params if param.param_type_name == "option"}
+    return {str(param.name) for param in build(command).params if param.param_type_name == "option"}
 
 
 def test_ask_and_chat_take_the_same_run_options() -> None:
