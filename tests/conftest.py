@@ -49,14 +49,6 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.setenv("AGENTCLI_HOME", str(tmp_path_factory.mktemp("home")))  # sessions: never the user's
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (--dist loadgroup), the tests that fork from the zygote share one worker, so one
-    zygote is started per run, not one per worker."""
-    for item in items:
-        if "zygote" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("zygote"))
-
-
 @pytest.fixture(scope="session")
 def zygote() -> Iterator[Zygote]:
     """One warm process for the whole run, forking `agent` children for the tests of signals, pipes, terminals."""
