@@ -115,6 +115,8 @@ def _child(job: dict[str, Any], fds: Sequence[int], channel: socket.socket) -> N
         code = 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, str):  # as the interpreter does: sys.exit("message") prints it
+            print(exc.code, file=sys.stderr)
     except BaseException:
         traceback.print_exc()  # what the interpreter prints for an uncaught exception
     # As the interpreter does at exit: a stdout that cannot be flushed is reported and the status becomes 120.
@@ -288,6 +290,8 @@ class WarmProcess:
         self.returncode: int | None = None
         self.maxrss_kb = 0
         self._zygote = zygote
+        self._readers: list[threading.Thread] = []
+        self._read: dict[str, str] = {}
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -308,29 +312,29 @@ class WarmProcess:
         self.send_signal(9)
 
     def communicate(self, input: str | None = None, timeout: float | None = None) -> tuple[str, str]:
-        """Write `input` to stdin and close it, read stdout and stderr to their end ("" if not a pipe), wait."""
-        read: dict[str, str] = {}
+        """Write `input` to stdin and close it, read stdout and stderr to their end ("" if not a pipe), wait.
+        Called again after a timeout (to kill and collect, as with Popen), it goes on with the same readers."""
+        if not self._readers:
 
-        def feed(stream: IO[str]) -> None:
-            with contextlib.suppress(BrokenPipeError), stream:
-                stream.write(input or "")
+            def feed(stream: IO[str]) -> None:
+                with contextlib.suppress(BrokenPipeError), stream:
+                    stream.write(input or "")
 
-        def drain(name: str, stream: IO[str]) -> None:
-            with stream:
-                read[name] = stream.read()
+            def drain(name: str, stream: IO[str]) -> None:
+                with stream:
+                    self._read[name] = stream.read()
 
-        threads = []
-        if self.stdin is not None and not self.stdin.closed:
-            threads.append(threading.Thread(target=feed, args=(self.stdin,), daemon=True))
-        for name, stream in (("out", self.stdout), ("err", self.stderr)):
-            if stream is not None and not stream.closed:
-                threads.append(threading.Thread(target=drain, args=(name, stream), daemon=True))
-        for thread in threads:
-            thread.start()
+            if self.stdin is not None and not self.stdin.closed:
+                self._readers.append(threading.Thread(target=feed, args=(self.stdin,), daemon=True))
+            for name, stream in (("out", self.stdout), ("err", self.stderr)):
+                if stream is not None and not stream.closed:
+                    self._readers.append(threading.Thread(target=drain, args=(name, stream), daemon=True))
+            for thread in self._readers:
+                thread.start()
         self.wait(timeout)
-        for thread in threads:  # the child has gone: every pipe is at its end
+        for thread in self._readers:  # the child has gone: every pipe is at its end
             thread.join(timeout)
-        return read.get("out", ""), read.get("err", "")
+        return self._read.get("out", ""), self._read.get("err", "")
 
     def _exit(self, timeout: float | None) -> bool:
         ended = self._zygote.exit_of(self.pid, timeout)
