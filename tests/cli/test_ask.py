@@ -89,6 +89,8 @@ def test_usage_errors_are_exit_2(invoke: Invoke) -> None:
     assert done.exit_code == 2 and "empty" in done.stderr
     done = invoke("ask", "q", "--workspace", "/no/such/dir")
     assert done.exit_code == 2 and "not a directory" in done.stderr
+    done = invoke("tool", "list")  # commands are built when used, but every name is known for a suggestion
+    assert done.exit_code == 2 and "No such command 'tool'. Did you mean 'tools'?" in done.stderr
 
 
 def test_max_steps_is_exit_1(scripted_server: ScriptedServer, invoke: Invoke) -> None:

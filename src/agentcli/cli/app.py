@@ -8,7 +8,8 @@ asked for. `agent --help` lists them all, and builds them all.
 from __future__ import annotations
 
 import importlib
-from typing import Annotated
+from collections.abc import Iterator, MutableMapping
+from typing import Annotated, Any
 
 import typer
 import typer.core
@@ -26,16 +27,44 @@ COMMANDS = {
 """Each command's name and where it is defined (a function, or a Typer app of subcommands), in help order."""
 
 
+class CommandTable(MutableMapping[str, Any]):
+    """The root's commands by name: every name is known at once (for --help, and for "Did you mean 'tools'?"),
+    a command is built the first time it is looked up."""
+
+    def __init__(self) -> None:
+        self._built: dict[str, Any] = {}
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            if name not in COMMANDS:
+                raise KeyError(name)
+            self._built[name] = build(name)
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._built[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def _names(self) -> list[str]:
+        return list(dict.fromkeys([*COMMANDS, *self._built]))
+
+
 class LazyCommands(typer.core.TyperGroup):
-    """The root group: knows every command's name, builds a command the first time it is looked up."""
+    """The root group, its commands in a CommandTable."""
 
-    def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]
-        return list(COMMANDS)
-
-    def get_command(self, ctx: typer.Context, cmd_name: str) -> typer.core.TyperCommand | None:  # type: ignore[override]
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
-            self.commands[cmd_name] = build(cmd_name)
-        return self.commands.get(cmd_name)  # type: ignore[return-value]
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        table = CommandTable()
+        table.update(self.commands)  # any registered on the Typer app itself, built already
+        self.commands = table
 
 
 def build(name: str) -> typer.core.TyperCommand:
