@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import os
 import signal
+import subprocess
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -110,7 +111,11 @@ class Task:
         self.switch.arm(kill_at)
         child = self.start(argv, log)
         self.switch.child(child.pid)
-        code = child.wait(HANG_S)
+        try:
+            code = child.wait(HANG_S)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            raise
         return code, log.read_text(encoding="utf-8", errors="replace")
 
     def start(self, argv: Sequence[str], log: Path) -> WarmProcess:

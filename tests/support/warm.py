@@ -6,8 +6,10 @@ file run as a script) imports the CLI and `openai` once, sends one request to a 
 lazy imports and caches are filled), then forks a child per job. A child is what `python -m agentcli ARGS`
 is once it has started: its own stdin, stdout and stderr (passed as file descriptors), environment, working
 directory and exit status, Python's signal dispositions, and, if asked, a new session whose controlling
-terminal is a pty. It skips only the interpreter start-up, so tests of start-up itself (what is imported, how
-argv bytes are decoded, what the current directory can inject) keep using real `python` processes.
+terminal is a pty; and it ends as the interpreter ends (threads waited for, atexit handlers, stdout flushed).
+tests/test_zygote.py holds it to a fresh interpreter. It skips only the interpreter start-up, so tests of
+start-up itself (what is imported, how argv bytes are decoded, what the current directory can inject) keep
+using real `python` processes.
 
 The zygote is single-threaded, so forking is safe. It talks to the test process over a SEQPACKET socket: a job
 is one JSON message carrying three file descriptors; the zygote answers `{"pid": N}` at once and
@@ -16,11 +18,14 @@ is one JSON message carrying three file descriptors; the zygote answers `{"pid":
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import importlib
 import io
 import json
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -47,7 +52,6 @@ Stream = int | IO[Any] | None
 
 def _warm_up() -> None:
     """Pay here, once, what every child would pay again: imports, lazy imports, the CA certificates."""
-    import agentcli.cli.app
     import agentcli.cli.approval
     import agentcli.render.jsonl
     import agentcli.render.plain
@@ -55,81 +59,116 @@ def _warm_up() -> None:
     import agentcli.store.loading
     import agentcli.store.recorder  # noqa: F401
     from agentcli.agent import Agent
+    from agentcli.cli.app import COMMANDS
     from agentcli.config import Secret, Settings
     from agentcli.engine.state import RunState
-    from tests.support.scripted_server import unused_base_url
 
+    for where in COMMANDS.values():  # the root imports a command's module only when it runs
+        importlib.import_module(where.split(":")[0])
     RunState.from_dict(RunState("warm up the loader").to_dict())  # resume builds it
-    settings = Settings(model="m", base_url=unused_base_url(), api_key=Secret("k"), max_retries=0, judge=False)
-    with Agent(settings) as agent:  # a server that is down: the request is built and sent, nothing answers
-        agent.run("warm up")
+    with socket.socket() as down:  # bound, never listening: refused, and no other process can take the port
+        down.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{down.getsockname()[1]}/v1"
+        settings = Settings(model="m", base_url=url, api_key=Secret("k"), max_retries=0, judge=False)
+        with Agent(settings) as agent:  # the request is built and sent, nothing answers
+            agent.run("warm up")
 
 
-def _stdio(fd: int, like: io.TextIOWrapper, *, write: bool, unbuffered: bool) -> io.TextIOWrapper:
-    """A text stream on `fd` made the way the interpreter makes sys.stdin/stdout/stderr at start-up."""
-    raw = io.FileIO(fd, "wb" if write else "rb", closefd=False)
-    buffered = not (write and unbuffered)  # stdin is always buffered
-    binary: io.RawIOBase | io.BufferedIOBase = raw
-    if buffered:
-        binary = io.BufferedWriter(raw) if write else io.BufferedReader(raw)
-    return io.TextIOWrapper(
-        binary,  # type: ignore[arg-type]
+def _stdio(fd: int, name: str, like: io.TextIOWrapper, *, unbuffered: bool) -> io.TextIOWrapper:
+    """sys.stdin, sys.stdout or sys.stderr on `fd`, made as CPython 3.11 makes them at start-up
+    (create_stdio in Python/pylifecycle.c): stdin always buffered; stdout and stderr unbuffered under
+    PYTHONUNBUFFERED, else buffered, line by line on a terminal, and always so for stderr."""
+    write = fd > 0
+    binary = open(fd, "wb" if write else "rb", buffering=0 if write and unbuffered else -1, closefd=False)  # noqa: SIM115
+    raw = binary if isinstance(binary, io.FileIO) else binary.raw  # type: ignore[attr-defined]
+    raw.name = f"<{name}>"
+    stream = io.TextIOWrapper(
+        binary,
         encoding=like.encoding,
         errors=like.errors,
         newline="\n",
-        line_buffering=buffered and raw.isatty(),
-        write_through=not buffered,
+        line_buffering=not unbuffered and (raw.isatty() or fd == 2),
+        write_through=unbuffered,
     )
+    stream.mode = "w" if write else "r"  # type: ignore[misc]
+    return stream
 
 
 def _child(job: dict[str, Any], fds: Sequence[int], channel: socket.socket) -> None:
-    """In the forked child: become the process the job describes, run `agent ARGV`, exit with its status."""
+    """In the forked child: become the process the job describes, run `agent ARGV`, end as the interpreter
+    ends: non-daemon threads waited for, atexit handlers run, stdout flushed (a failure there is status 120),
+    death by SIGINT after an uncaught KeyboardInterrupt. Whatever happens, the child never returns."""
     code = 1
     try:
-        channel.close()
-        if job["terminal"]:
-            os.setsid()
-        for target, fd in enumerate(fds):  # every fd received is above 2: the zygote's own stdio is open
-            os.dup2(fd, target)
-        for fd in fds:
-            os.close(fd)
-        if job["terminal"]:
-            import fcntl
-            import termios
-
-            fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-        os.chdir(job["cwd"])
-        os.environ.clear()
-        os.environ.update(job["env"])
-        unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
-        for fd, name in enumerate(("stdin", "stdout", "stderr")):
-            stream = _stdio(fd, getattr(sys, f"__{name}__"), write=fd > 0, unbuffered=unbuffered)
-            setattr(sys, name, stream)
-            setattr(sys, f"__{name}__", stream)
-        if job["opens"]:
-            _record_opens(job["opens"], job["cwd"] + os.sep)
-        sys.argv = ["agent", *job["argv"]]
-        from agentcli.cli.app import main
-
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        if isinstance(exc.code, str):  # as the interpreter does: sys.exit("message") prints it
-            print(exc.code, file=sys.stderr)
+        code = _run_child(job, fds, channel)
+    except KeyboardInterrupt:
+        traceback.print_exc()
+        code = -signal.SIGINT
     except BaseException:
         traceback.print_exc()  # what the interpreter prints for an uncaught exception
-    # As the interpreter does at exit: a stdout that cannot be flushed is reported and the status becomes 120.
+    finally:
+        with contextlib.suppress(BaseException):
+            code = _exit_status(code)
+        if code == -signal.SIGINT:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+        os._exit(code)
+
+
+def _run_child(job: dict[str, Any], fds: Sequence[int], channel: socket.socket) -> int:
+    channel.close()
+    if job["terminal"]:
+        os.setsid()
+    for target, fd in enumerate(fds):  # every fd received is above 2: the zygote's own stdio is open
+        os.dup2(fd, target)
+    for fd in fds:
+        os.close(fd)
+    if job["terminal"]:
+        import fcntl
+        import termios
+
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    os.chdir(job["cwd"])
+    os.environ.clear()
+    os.environ.update(job["env"])
+    unbuffered = bool(os.environ.get("PYTHONUNBUFFERED"))
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        stream = _stdio(fd, name, getattr(sys, f"__{name}__"), unbuffered=unbuffered)
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
+    sys.path[0] = job["cwd"]  # as `python -m agentcli` has it: the working directory first
+    if job["opens"]:
+        _record_opens(job["opens"], job["cwd"] + os.sep)
+    sys.argv = ["agent", *job["argv"]]
+    from agentcli.cli.app import main
+
     try:
-        sys.stdout.flush()
-    except Exception:
-        with contextlib.suppress(Exception):
-            sys.stderr.write(f"Exception ignored in: {sys.stdout!r}\n")
-            traceback.print_exc()
-        code = 120
+        if job["code"]:  # the zygote's own tests: any program, to compare with a fresh interpreter's
+            exec(compile(job["code"], "<string>", "exec"), {"__name__": "__main__"})
+        else:
+            main()
+    except SystemExit as exc:
+        if isinstance(exc.code, str):  # sys.exit("message") prints it
+            print(exc.code, file=sys.stderr)
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
+
+
+def _exit_status(code: int) -> int:
+    """What the interpreter does after the program: wait for threads, run atexit handlers, flush stdout."""
+    threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
+    if sys.stdout is not None and not sys.stdout.closed:
+        try:
+            sys.stdout.flush()
+        except Exception:
+            with contextlib.suppress(Exception):
+                sys.stderr.write(f"Exception ignored in: {sys.stdout!r}\n")
+                traceback.print_exc()
+            code = 120
     with contextlib.suppress(Exception):
         sys.stderr.flush()
-    os._exit(code)
+    return code
 
 
 def _record_opens(log: str, watch: str) -> None:
@@ -212,9 +251,11 @@ class Zygote:
         stderr: Stream = None,
         terminal: bool = False,
         opens: Path | None = None,
+        code: str = "",
     ) -> WarmProcess:
         """Fork `agent ARGV`. `terminal`: stdin is a pty slave to take as the controlling terminal.
-        `opens`: a file where the child appends every path it opens inside `cwd`."""
+        `opens`: a file where the child appends every path it opens inside `cwd`. `code`: run this Python
+        program instead of `agent` (as `python -c` would, ARGV in sys.argv[1:])."""
         ends: list[int] = []  # the child's ends of the pipes made here: closed here once the zygote has them
         mine: list[IO[str] | None] = []
         fds = []
@@ -233,7 +274,9 @@ class Zygote:
             else:
                 fds.append(stream if isinstance(stream, int) else stream.fileno())
         job = {"argv": list(argv), "cwd": str(cwd), "env": env, "terminal": terminal, "opens": str(opens or "")}
+        job["code"] = code
         with self._lock:
+            self._channel.settimeout(None)  # a poll() may have left it non-blocking
             socket.send_fds(self._channel, [json.dumps(job).encode()], fds)
             while "pid" not in (reply := self._expect()):
                 self._note(reply)
@@ -304,9 +347,10 @@ class WarmProcess:
         assert self.returncode is not None
         return self.returncode
 
-    def send_signal(self, signal: int) -> None:
-        if self.returncode is None:
-            os.kill(self.pid, signal)
+    def send_signal(self, sig: int) -> None:
+        if self.poll() is None:  # as Popen: a child already reported ended is not signalled
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, sig)
 
     def kill(self) -> None:
         self.send_signal(9)
@@ -332,8 +376,10 @@ class WarmProcess:
             for thread in self._readers:
                 thread.start()
         self.wait(timeout)
-        for thread in self._readers:  # the child has gone: every pipe is at its end
+        for thread in self._readers:  # the child has gone: its pipes end, unless something it started holds them
             thread.join(timeout)
+            if thread.is_alive():
+                raise subprocess.TimeoutExpired(f"agent (pid {self.pid}): its pipes", timeout or 0)
         return self._read.get("out", ""), self._read.get("err", "")
 
     def _exit(self, timeout: float | None) -> bool:
