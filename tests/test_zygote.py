@@ -77,3 +77,10 @@ def test_a_child_starts_and_ends_like_a_fresh_interpreter(
         assert (code, out, last_line(err)) == KNOWN[name]
     assert (warm_code, warm_out) == (code, out)
     assert last_line(warm_err) == last_line(err)  # a traceback's frames differ; what it says does not
+
+
+def test_a_child_takes_ctrl_c_as_at_a_terminal_whatever_the_run_inherited(zygote: Zygote, tmp_path: Path) -> None:
+    # A test run started as a background job ignores SIGINT; a user's `agent` at a terminal never does.
+    program = "import signal as s\nprint(s.getsignal(2) is s.default_int_handler, s.getsignal(3) == s.SIG_DFL)\n"
+    code, out, _ = warm(zygote, program, tmp_path, {"PATH": "/usr/bin:/bin"})
+    assert (code, out) == (0, "True True\n")

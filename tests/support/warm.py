@@ -117,6 +117,11 @@ def _child(job: dict[str, Any], fds: Sequence[int], channel: socket.socket) -> N
 
 def _run_child(job: dict[str, Any], fds: Sequence[int], channel: socket.socket) -> int:
     channel.close()
+    # Ctrl-C and Ctrl-\ as a command typed at a terminal has them, whatever the test run inherited: a run
+    # started as a background job of a non-interactive shell ignores SIGINT and SIGQUIT, and so would its
+    # children (Python leaves an ignored SIGINT ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
     if job["terminal"]:
         os.setsid()
     for target, fd in enumerate(fds):  # every fd received is above 2: the zygote's own stdio is open
