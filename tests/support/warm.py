@@ -5,7 +5,7 @@ looks at; a suite with dozens of such processes pays most of its time there. Her
 file run as a script) imports the CLI and `openai` once, sends one request to a port where nothing listens (so
 lazy imports and caches are filled), then forks a child per job. A child is what `python -m agentcli ARGS`
 is once it has started: its own stdin, stdout and stderr (passed as file descriptors), environment, working
-directory and exit status, Python's signal dispositions, and, if asked, a new session whose controlling
+directory and exit status, Ctrl-C handled as at a terminal, and, if asked, a new session whose controlling
 terminal is a pty; and it ends as the interpreter ends (threads waited for, atexit handlers, stdout flushed).
 tests/test_zygote.py holds it to a fresh interpreter. It skips only the interpreter start-up, so tests of
 start-up itself (what is imported, how argv bytes are decoded, what the current directory can inject) keep
