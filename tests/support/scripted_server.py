@@ -217,12 +217,29 @@ def _release_held_ports() -> None:
         sock.close()
 
 
-def unused_base_url() -> str:
-    """A base URL on a 127.0.0.1 port where nothing listens: a server that is down."""
+def _refusing_port() -> socket.socket:
+    """A socket bound to a 127.0.0.1 port and never listening: a connection there is refused."""
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
-    _HELD.append(sock)
+    return sock
+
+
+def _url(sock: socket.socket) -> str:
     return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+def unused_base_url() -> str:
+    """A base URL on a 127.0.0.1 port where nothing listens: a server that is down."""
+    _HELD.append(_refusing_port())
+    return _url(_HELD[-1])
+
+
+@contextlib.contextmanager
+def refused_base_url() -> Iterator[str]:
+    """`unused_base_url` for a block only: the port is released at its end (a process that will fork, say,
+    and should not hand the socket to its children)."""
+    with _refusing_port() as sock:
+        yield _url(sock)
 
 
 @dataclass(frozen=True)

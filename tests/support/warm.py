@@ -62,13 +62,12 @@ def _warm_up() -> None:
     from agentcli.cli.app import COMMANDS
     from agentcli.config import Secret, Settings
     from agentcli.engine.state import RunState
+    from tests.support.scripted_server import refused_base_url
 
     for where in COMMANDS.values():  # the root imports a command's module only when it runs
         importlib.import_module(where.split(":")[0])
     RunState.from_dict(RunState("warm up the loader").to_dict())  # resume builds it
-    with socket.socket() as down:  # bound, never listening: refused, and no other process can take the port
-        down.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{down.getsockname()[1]}/v1"
+    with refused_base_url() as url:
         settings = Settings(model="m", base_url=url, api_key=Secret("k"), max_retries=0, judge=False)
         with Agent(settings) as agent:  # the request is built and sent, nothing answers
             agent.run("warm up")
