@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench the checkout, installed or not
 
-from agentcli.tools.calculator import CalculatorError, evaluate, format_number
-from agentcli.tools.calculator_parser import parse_arithmetic
+from agentcli.tools.calculator.parser import parse_arithmetic
+from agentcli.tools.calculator.tool import CalculatorError, evaluate, format_number
 from common import environment_line, print_table
 from tests.support.python_arithmetic import check_against_python, expressions
 

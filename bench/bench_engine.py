@@ -28,7 +28,7 @@ from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.agent import Agent
 from agentcli.config import Secret, Settings
 from agentcli.tools.builtin import builtin_tools
-from agentcli.tools.calculator import calculator
+from agentcli.tools.calculator.tool import calculator
 from common import BenchServer, environment_line, interleaved, median, print_table, timed, verdict
 
 TARGET = 1.2

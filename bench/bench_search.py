@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench the checkout, installed or not
 
-from agentcli.tools.search_text import make_search_text
-from agentcli.tools.workspace import Workspace
+from agentcli.tools.files.search_text import make_search_text
+from agentcli.tools.files.workspace import Workspace
 from common import environment_line, print_table, process_then_call, verdict
 
 SRC = sys.path[0]
@@ -39,8 +39,8 @@ PATTERNS = {"literal": "load_settings", "regex": r"def \w+\(self, \w+\)", "commo
 CHILD = """
 import json, resource, sys
 sys.path.insert(0, {src!r})
-from agentcli.tools.search_text import make_search_text
-from agentcli.tools.workspace import Workspace
+from agentcli.tools.files.search_text import make_search_text
+from agentcli.tools.files.workspace import Workspace
 root, pattern, idle = sys.argv[1], sys.argv[2], sys.argv[3] == "idle"
 tool = make_search_text(Workspace(root))
 if not idle:

@@ -42,12 +42,12 @@ _LOCATIONS = {
     "Engine": "agentcli.engine.loop",
     "Settings": "agentcli.config",
     "load_settings": "agentcli.config",
-    "Tool": "agentcli.tools.registry",
-    "ToolRegistry": "agentcli.tools.registry",
-    "ToolResult": "agentcli.tools.registry",
+    "Tool": "agentcli.tools.core.registry",
+    "ToolRegistry": "agentcli.tools.core.registry",
+    "ToolResult": "agentcli.tools.core.registry",
     "builtin_tools": "agentcli.tools.builtin",
-    "tool": "agentcli.tools.decorator",
-    "ToolContext": "agentcli.tools.context",
+    "tool": "agentcli.tools.core.decorator",
+    "ToolContext": "agentcli.tools.core.context",
     "Allow": "agentcli.engine.policy",
     "Deny": "agentcli.engine.policy",
     "PendingCall": "agentcli.engine.policy",
@@ -60,9 +60,9 @@ if TYPE_CHECKING:
     from agentcli.engine.loop import Engine
     from agentcli.engine.policy import Allow, Deny, PendingCall
     from agentcli.tools.builtin import builtin_tools
-    from agentcli.tools.context import ToolContext
-    from agentcli.tools.decorator import tool
-    from agentcli.tools.registry import Tool, ToolRegistry, ToolResult
+    from agentcli.tools.core.context import ToolContext
+    from agentcli.tools.core.decorator import tool
+    from agentcli.tools.core.registry import Tool, ToolRegistry, ToolResult
 
 
 def __getattr__(name: str) -> Any:

@@ -28,8 +28,8 @@ from agentcli.engine.state import RunState, State
 from agentcli.events import Event, ModeSwitched, RunFinished, StreamingSwitchedOff, ToolCalled
 from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.tools.builtin import builtin_list
-from agentcli.tools.context import ToolContext
-from agentcli.tools.registry import Tool, ToolRegistry
+from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.registry import Tool, ToolRegistry
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.adapters.text_protocol import TextAdapter
 from agentcli.errors import FormatError
 from agentcli.llm.types import Completion, Message, ToolCall
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
 
 
 def read_file(path: str, offset: int = 0) -> str:

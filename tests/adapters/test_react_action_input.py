@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agentcli.adapters.react_parser import parse_react
 from agentcli.errors import FormatError
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
 
 
 def search(query: str) -> str:

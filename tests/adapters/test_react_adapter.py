@@ -23,7 +23,7 @@ from agentcli.adapters.text_protocol import TextAdapter
 from agentcli.errors import ConfigError, FormatError
 from agentcli.llm.types import Completion, Message, ToolCall
 from agentcli.modes import FALLBACKS, ModeName
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
 
 
 def read_file(

@@ -15,7 +15,7 @@ from agentcli.adapters.react_parser import parse_react
 from agentcli.adapters.text_protocol import clean_tool_name, cut_observation
 from agentcli.errors import FormatError
 from agentcli.text import QUOTE_LIMIT
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
 
 
 def read_file(path: Annotated[str, Field(description="File path")], offset: int = 0, limit: int = 200) -> str:

@@ -24,7 +24,7 @@ from agentcli.adapters.text_protocol import (
 )
 from agentcli.llm.types import Completion
 from agentcli.modes import ModeName
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
 
 
 def read_file(path: str, offset: int = 0) -> str:

@@ -12,7 +12,7 @@ import agentcli
 from agentcli.cli.approval import REFUSAL, SHOWN_CHARS, Approval, shown
 from agentcli.engine.policy import Allow, Deny, PendingCall
 from agentcli.events import Event
-from agentcli.tools.registry import Tool
+from agentcli.tools.core.registry import Tool
 from tests.cli.conftest import Invoke
 from tests.support.scripted_server import Reply, ScriptedServer, text, tool_calls
 

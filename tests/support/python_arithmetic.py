@@ -20,9 +20,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from agentcli.tools.calculator import CalculatorError, evaluate
-from agentcli.tools.calculator_parser import parse_arithmetic
-from agentcli.tools.calculator_tree import compute
+from agentcli.tools.calculator.parser import parse_arithmetic
+from agentcli.tools.calculator.tool import CalculatorError, evaluate
+from agentcli.tools.calculator.tree import compute
 
 LIMIT = 10**4_000
 SAFE_BITS = 20_000

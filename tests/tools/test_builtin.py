@@ -10,7 +10,7 @@ from pathlib import Path
 
 from agentcli.tools import builtin_schemas
 from agentcli.tools.builtin import builtin_functions, builtin_list, builtin_tools
-from agentcli.tools.registry import Tool, ToolRegistry
+from agentcli.tools.core.registry import Tool, ToolRegistry
 
 SCHEMAS_FILE = Path(builtin_schemas.__file__)
 

@@ -12,9 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcli.tools import calculator as calculator_module
-from agentcli.tools import calculator_parser, calculator_rules, calculator_tree
-from agentcli.tools.calculator import (
+from agentcli.tools.calculator import parser as calculator_parser
+from agentcli.tools.calculator import rules as calculator_rules
+from agentcli.tools.calculator import tool as calculator_module
+from agentcli.tools.calculator import tree as calculator_tree
+from agentcli.tools.calculator.tool import (
     CONSTANTS,
     FUNCTIONS,
     MAX_DEPTH,
@@ -23,7 +25,7 @@ from agentcli.tools.calculator import (
     evaluate,
     format_number,
 )
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
 from tests.support.python_arithmetic import call_text
 
 HANG_GUARD = 30.0

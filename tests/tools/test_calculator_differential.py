@@ -13,8 +13,8 @@ import ast
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 
-from agentcli.tools.calculator import CalculatorError
-from agentcli.tools.calculator_parser import parse_arithmetic
+from agentcli.tools.calculator.parser import parse_arithmetic
+from agentcli.tools.calculator.tool import CalculatorError
 from tests.support.python_arithmetic import check_against_python, expressions
 
 

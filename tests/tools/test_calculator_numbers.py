@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agentcli.tools.calculator import MAX_DIGITS, CalculatorError, calculator, evaluate, format_number
+from agentcli.tools.calculator.tool import MAX_DIGITS, CalculatorError, calculator, evaluate, format_number
 
 LARGEST = 10**MAX_DIGITS - 1
 """The largest allowed integer: 4,000 nines."""

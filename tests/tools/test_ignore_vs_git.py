@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentcli.tools.list_files import make_list_files
-from agentcli.tools.workspace import Workspace
+from agentcli.tools.files.list_files import make_list_files
+from agentcli.tools.files.workspace import Workspace
 
 GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")

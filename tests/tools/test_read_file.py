@@ -13,9 +13,9 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from agentcli.tools.read_file import MAX_LINE_CHARS, make_read_file
-from agentcli.tools.registry import ToolRegistry, ToolResult
-from agentcli.tools.workspace import Workspace
+from agentcli.tools.core.registry import ToolRegistry, ToolResult
+from agentcli.tools.files.read_file import MAX_LINE_CHARS, make_read_file
+from agentcli.tools.files.workspace import Workspace
 
 SENTINEL = "SENTINEL-outside-7f3a9c"
 DENIED = "SENTINEL-denied-41be07"
@@ -424,7 +424,7 @@ def test_nothing_outside_or_secret_is_ever_read(
 
 
 def test_output_is_bounded_however_long_the_lines(tmp_path: Path) -> None:
-    from agentcli.tools.read_file import OUTPUT_BUDGET
+    from agentcli.tools.files.read_file import OUTPUT_BUDGET
 
     (tmp_path / "wide.txt").write_text(("x" * 1999 + "\n") * 500, encoding="utf-8")
     registry = ToolRegistry([make_read_file(Workspace(tmp_path))])

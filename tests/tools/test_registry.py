@@ -8,7 +8,7 @@ from typing import Annotated
 import pytest
 from pydantic import Field
 
-from agentcli.tools.registry import RAW_QUOTE_LIMIT, RESULT_LIMIT, Tool, ToolRegistry
+from agentcli.tools.core.registry import RAW_QUOTE_LIMIT, RESULT_LIMIT, Tool, ToolRegistry
 
 
 def greet(

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcli.tools.builtin import builtin_tools
-from agentcli.tools.search_text import MAX_PATTERN_CHARS, TEXT_CHARS, make_search_text
-from agentcli.tools.workspace import Workspace
+from agentcli.tools.files.search_text import MAX_PATTERN_CHARS, TEXT_CHARS, make_search_text
+from agentcli.tools.files.workspace import Workspace
 from tests.tools.test_list_files import make_tree
 
 HANG_GUARD = 60.0
@@ -171,7 +171,7 @@ def test_finds_exactly_the_lines_pythons_re_finds_line_by_line(
 def test_the_public_re2_api_finds_the_same_spans_as_the_fast_path() -> None:
     import re2  # type: ignore[import-untyped]
 
-    from agentcli.tools.search_text import _span_finder
+    from agentcli.tools.files.search_text import _span_finder
 
     compiled = re2.compile(b"(?m)b+$")
 

@@ -17,9 +17,9 @@ from pydantic import BaseModel, Field
 import agentcli
 from agentcli import ToolContext
 from agentcli.config import Settings
-from agentcli.tools.decorator import ToolDefinitionError, spec_of
-from agentcli.tools.loading import ToolLoadError, load_tools
-from agentcli.tools.registry import RESULT_LIMIT, Tool, ToolRegistry
+from agentcli.tools.core.decorator import ToolDefinitionError, spec_of
+from agentcli.tools.core.loading import ToolLoadError, load_tools
+from agentcli.tools.core.registry import RESULT_LIMIT, Tool, ToolRegistry
 
 SAMPLE = Path(__file__).with_name("user_tools") / "sample.py"
 
@@ -307,7 +307,7 @@ def test_undecorated_and_imported_functions_are_not_tools(tmp_path: Path) -> Non
         tmp_path / "mine.py",
         """
         import agentcli
-        from agentcli.tools.read_file import read_file  # the built-in, decorated: not a second read_file
+        from agentcli.tools.files.read_file import read_file  # the built-in, decorated: not a second read_file
         from os.path import join
 
         def helper(x: int) -> int:

@@ -8,7 +8,7 @@ from agentcli.adapters.base import Adapter, ModelTurn
 from agentcli.adapters.native import NativeAdapter
 from agentcli.errors import ConfigError
 from agentcli.modes import MODES, ModeName
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
 
 __all__ = ["MODES", "Adapter", "ModelTurn", "NativeAdapter", "make_adapter"]
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 from agentcli.llm.types import ChatRequest, Completion, Message, ToolCall
 
 if TYPE_CHECKING:
-    from agentcli.tools.registry import ToolRegistry
+    from agentcli.tools.core.registry import ToolRegistry
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from agentcli.llm.types import ToolCall
 from agentcli.text import quote
 
 if TYPE_CHECKING:
-    from agentcli.tools.registry import ToolRegistry
+    from agentcli.tools.core.registry import ToolRegistry
 
 MAX_CANDIDATES = 100
 """How many `{` positions are tried before a reply is declared to hold no object (bounds the work)."""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from agentcli.adapters.base import ModelTurn
 from agentcli.llm.types import ChatRequest, Completion, Message
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
 
 
 class NativeAdapter:

@@ -29,7 +29,7 @@ from agentcli.llm.types import ToolCall
 from agentcli.text import quote
 
 if TYPE_CHECKING:
-    from agentcli.tools.registry import ToolRegistry
+    from agentcli.tools.core.registry import ToolRegistry
 
 _LABEL = shared.label_regex(r"thought|action[ \t_]*input|action|final[ \t_]*answer|observation")
 _INLINE_INPUT = re.compile(r"action[ \t_]*input[ \t*_`]*[:：][*_`]*", re.IGNORECASE)

@@ -18,7 +18,7 @@ from agentcli.cli.exits import guarded
 from agentcli.config import Settings
 
 if TYPE_CHECKING:
-    from agentcli.tools.registry import ToolRegistry
+    from agentcli.tools.core.registry import ToolRegistry
 
 tools_app = typer.Typer(help="Inspect the tools the model can call.", no_args_is_help=True)
 
@@ -35,7 +35,7 @@ def list_tools(
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
     from agentcli.tools.builtin import builtin_tools
-    from agentcli.tools.loading import load_tools
+    from agentcli.tools.core.loading import load_tools
 
     settings = Settings(mode=mode, workspace=workspace or Path.cwd())  # no model needed: the environment is not read
     extra = load_tools(files or ())
@@ -78,7 +78,7 @@ def _plain_table(tools: ToolRegistry) -> str:
 
 
 def _parameter_lines(schema: dict[str, Any]) -> list[str]:
-    from agentcli.tools.describe import parameter_facts
+    from agentcli.tools.core.describe import parameter_facts
 
     required = set(schema.get("required", []))
     return [

@@ -37,7 +37,7 @@ from agentcli.events import (
 )
 from agentcli.llm.types import ChatClient, ChatRequest, Completion, StreamingOff, ToolCall, Usage, Waiting
 from agentcli.modes import FALLBACKS, ModeName
-from agentcli.tools.registry import ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
 
 MAX_FORMAT_ERRORS = 3
 MAX_STUCK_TURNS = 3

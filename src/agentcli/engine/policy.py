@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from agentcli.tools.registry import Tool
+from agentcli.tools.core.registry import Tool
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,15 @@ from pathlib import Path
 
 from agentcli.config import Settings
 from agentcli.tools.builtin_schemas import BUILTIN_SCHEMAS
-from agentcli.tools.context import ToolContext
-from agentcli.tools.registry import Tool, ToolRegistry
+from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.registry import Tool, ToolRegistry
 
 BUILTIN_SOURCE = "built-in"
 MODULES = {
-    "read_file": "agentcli.tools.read_file",
-    "list_files": "agentcli.tools.list_files",
-    "search_text": "agentcli.tools.search_text",
-    "calculator": "agentcli.tools.calculator",
+    "read_file": "agentcli.tools.files.read_file",
+    "list_files": "agentcli.tools.files.list_files",
+    "search_text": "agentcli.tools.files.search_text",
+    "calculator": "agentcli.tools.calculator.tool",
 }
 """Where each built-in lives: the function of that name in that module."""
 

@@ -22,12 +22,12 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from agentcli.errors import ConfigError
-from agentcli.tools.decorator import ToolDefinitionError, spec_of
+from agentcli.tools.core.decorator import ToolDefinitionError, spec_of
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
-    from agentcli.tools.registry import Tool
+    from agentcli.tools.core.registry import Tool
 
 ENTRY_POINT_GROUP = "agentcli.tools"
 
@@ -52,11 +52,11 @@ def load_tools(
     if not found:
         return []
     from agentcli.tools.builtin import BUILTIN_SOURCE, builtin_functions
-    from agentcli.tools.registry import Tool
+    from agentcli.tools.core.registry import Tool
 
     builtins = builtin_functions()
     owners = dict(taken) if taken is not None else {_name_of(func): BUILTIN_SOURCE for func in builtins}
-    seen = {id(func) for func in builtins}  # `from agentcli.tools.read_file import read_file` is not a new tool
+    seen = {id(func) for func in builtins}  # `from agentcli.tools.files.read_file import read_file` is not a new tool
     tools: list[Tool] = []
     for source, functions in found:
         for func in functions:

@@ -22,11 +22,11 @@ from typing import Annotated, Any
 import re2  # type: ignore[import-untyped]
 from pydantic import Field
 
-from agentcli.tools.context import ToolContext
-from agentcli.tools.decorator import tool
-from agentcli.tools.files import CHUNK_SIZE, explain, line_blocks, looks_binary, open_listed, require_regular
-from agentcli.tools.walk import Walk, glob_filter, shown_path
-from agentcli.tools.workspace import Workspace, quote_path
+from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.decorator import tool
+from agentcli.tools.files.access import CHUNK_SIZE, explain, line_blocks, looks_binary, open_listed, require_regular
+from agentcli.tools.files.walk import Walk, glob_filter, shown_path
+from agentcli.tools.files.workspace import Workspace, quote_path
 
 TIME_BUDGET = 8.0
 """Seconds one search may take; past that it returns what it found and says so (the contract says ~10 s)."""

@@ -16,9 +16,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from agentcli.text import QUOTE_LIMIT, quote
-from agentcli.tools.context import ToolContext
-from agentcli.tools.decorator import ToolDefinitionError, ToolSpec, spec_of
-from agentcli.tools.describe import describe_parameters
+from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.decorator import ToolDefinitionError, ToolSpec, spec_of
+from agentcli.tools.core.describe import describe_parameters
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -63,7 +63,7 @@ class Tool:
         tool_name = name or spec.name or func.__name__
         if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
             raise ToolDefinitionError(f"tool {tool_name!r}: async functions are not supported; write a plain def")
-        from agentcli.tools.schema import description_of
+        from agentcli.tools.core.schema import description_of
 
         tool = cls(tool_name, description_of(func), lambda: func, None, spec.requires_approval, spec.idempotent, source)
         _ = tool.args_model, tool.context_params  # a signature that cannot become a schema fails now
@@ -76,14 +76,14 @@ class Tool:
     @cached_property
     def args_model(self) -> type[BaseModel]:
         """The Pydantic model of the model's arguments: it validates every call."""
-        from agentcli.tools.schema import arguments_model
+        from agentcli.tools.core.schema import arguments_model
 
         return arguments_model(self.func, self.name)
 
     @cached_property
     def context_params(self) -> tuple[str, ...]:
         """Parameters filled with the registry's ToolContext, not by the model."""
-        from agentcli.tools.schema import context_parameters
+        from agentcli.tools.core.schema import context_parameters
 
         return context_parameters(self.func, self.name)
 
@@ -91,7 +91,7 @@ class Tool:
     def parameters(self) -> dict[str, Any]:
         if self.schema is not None:
             return self.schema
-        from agentcli.tools.schema import parameters_schema
+        from agentcli.tools.core.schema import parameters_schema
 
         return parameters_schema(self.args_model)
 

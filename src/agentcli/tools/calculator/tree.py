@@ -12,7 +12,7 @@ import math
 import operator
 from collections.abc import Callable
 
-from agentcli.tools.calculator_rules import (
+from agentcli.tools.calculator.rules import (
     ALLOWED,
     CONSTANTS,
     FUNCTIONS,

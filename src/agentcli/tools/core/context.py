@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentcli.config import Settings
-from agentcli.tools.workspace import Workspace
+from agentcli.tools.files.workspace import Workspace
 
 
 @dataclass(frozen=True)

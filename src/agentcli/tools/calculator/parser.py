@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from agentcli.tools.calculator_rules import ALLOWED, MAX_DEPTH, MAX_DIGITS, CalculatorError
+from agentcli.tools.calculator.rules import ALLOWED, MAX_DEPTH, MAX_DIGITS, CalculatorError
 
 _DIGITS = r"[0-9](?:_?[0-9])*"
 _EXPONENT = rf"[eE][-+]?{_DIGITS}"

@@ -19,8 +19,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from agentcli.tools.calculator_parser import parse
-from agentcli.tools.calculator_rules import (
+from agentcli.tools.calculator.parser import parse
+from agentcli.tools.calculator.rules import (
     ALLOWED,
     CONSTANTS,
     FUNCTIONS,
@@ -31,7 +31,7 @@ from agentcli.tools.calculator_rules import (
     Number,
     format_number,
 )
-from agentcli.tools.calculator_tree import compute
+from agentcli.tools.calculator.tree import compute
 
 __all__ = [
     "CONSTANTS",

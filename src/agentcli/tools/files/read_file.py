@@ -11,10 +11,10 @@ from typing import Annotated
 
 from pydantic import Field
 
-from agentcli.tools.context import ToolContext
-from agentcli.tools.decorator import tool
-from agentcli.tools.files import BINARY_SNIFF, CHUNK_SIZE, Lines, looks_binary, open_regular
-from agentcli.tools.workspace import Workspace, quote_path
+from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.decorator import tool
+from agentcli.tools.files.access import BINARY_SNIFF, CHUNK_SIZE, Lines, looks_binary, open_regular
+from agentcli.tools.files.workspace import Workspace, quote_path
 
 MAX_LINE_CHARS = 2000
 """Longer lines are cut: one minified file must not fill the model's context."""
