@@ -4,10 +4,11 @@ httpx's timeouts are per socket operation: its read timeout restarts with every 
 one byte a second keeps a request open forever, and nothing limits how much a server may send. This transport
 wraps the real one and bounds each reply in three ways:
 
-- a total deadline, from the request to the last byte. The seconds are the request's own read timeout (the SDK
-  puts `timeout=` there), so a caller that passes a shorter timeout (the judge) gets a shorter deadline.
-  Before the headers, the socket's read timeout is the deadline itself (no byte can arrive early enough to
-  restart it past the deadline, except headers trickled byte by byte: an exotic case left to that timeout).
+- a total deadline, from the request to the last byte. The client names it for every request it sends
+  (`with reply_deadline(seconds): ...`), so a caller with a shorter budget (the judge) gets a shorter deadline;
+  the SDK is given no timeout of its own. Before the headers, every socket operation's timeout is the deadline
+  itself (no byte can arrive early enough to restart it past the deadline, except headers trickled byte by
+  byte: an exotic case left to that timeout).
   After the headers, a watchdog timer shuts the socket down at the deadline, which wakes a read blocked on a
   silent server at once; every chunk also checks the clock. Measured with a 2 s deadline: a server sending
   a byte every 0.2 s is cut at 2.00 s; one that trickles for 1.8 s and then falls silent at 2.1 s. Without
@@ -20,6 +21,9 @@ wraps the real one and bounds each reply in three ways:
 
 The bounds raise ReplyDeadlineError / ReplyTooLargeError, which are not httpx errors: the SDK lets them
 through untouched instead of retrying them as connection errors.
+
+The deadline travels in a context variable because the SDK has no way to hand a value of ours to the transport
+of one request; the variable is set only by `reply_deadline`, around the SDK call that sends the request.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import ssl
 import threading
 import time
 from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import Any, cast
 
 import httpx2
@@ -47,6 +52,20 @@ MAX_EVENT_BYTES = 2 * MAX_REPLY_CHARS
 _EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
 """A blank line ends an SSE event. Rarer mixes (`\\n\\r\\n`) are missed, which only makes the count stricter."""
 
+_DEADLINE: ContextVar[float | None] = ContextVar("agentcli_reply_deadline", default=None)
+"""Seconds that a request sent now may take, from the request to its last byte; None: unbounded."""
+_SOCKET_TIMEOUTS = ("connect", "read", "write", "pool")
+
+
+@contextlib.contextmanager
+def reply_deadline(seconds: float) -> Iterator[None]:
+    """Every request sent inside this block must be answered, to its last byte, within `seconds`."""
+    token = _DEADLINE.set(seconds)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
 
 class BoundedTransport(httpx2.BaseTransport):
     """Wraps a transport so that every response is cut at its deadline and at MAX_EVENT_BYTES."""
@@ -55,9 +74,10 @@ class BoundedTransport(httpx2.BaseTransport):
         self._inner = inner
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-        timeouts: dict[str, Any] = dict(request.extensions.get("timeout") or {})
-        seconds = float(timeouts.get("read") or 0) or None
+        seconds = _DEADLINE.get()
         deadline = None if seconds is None else time.monotonic() + seconds
+        if seconds is not None:  # no single wait on the socket may outlast the whole reply
+            request.extensions = {**request.extensions, "timeout": dict.fromkeys(_SOCKET_TIMEOUTS, seconds)}
         try:
             response = self._inner.handle_request(request)
         except httpx2.TimeoutException:
@@ -141,7 +161,7 @@ def _socket_of(response: httpx2.Response) -> socket.socket | None:
     return sock if isinstance(sock, socket.socket) else None
 
 
-def bounded_http_client(timeout: float) -> httpx2.Client:
+def bounded_http_client() -> httpx2.Client:
     """The SDK's default HTTP client, every one of whose transports (proxies from the environment too) is bounded.
 
     Passing `transport=` to httpx would switch off the proxies named in the environment, so the wrapping
@@ -160,7 +180,8 @@ def bounded_http_client(timeout: float) -> httpx2.Client:
             with contextlib.suppress(Exception):
                 self.close()
 
-    client: httpx2.Client = _Client(timeout=timeout, verify=_tls_context())
+    # No timeout here: the transport sets each request's socket timeouts from its reply_deadline.
+    client: httpx2.Client = _Client(timeout=None, verify=_tls_context())
     return client
 
 

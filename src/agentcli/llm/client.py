@@ -31,7 +31,7 @@ from agentcli.errors import (
     ToolsUnsupportedError,
 )
 from agentcli.llm.assembly import ToolCallAssembler
-from agentcli.llm.bounds import MAX_REPLY_CHARS, MAX_REPLY_MB
+from agentcli.llm.bounds import MAX_REPLY_CHARS, MAX_REPLY_MB, reply_deadline
 from agentcli.llm.sanitize import clean, clean_text
 from agentcli.llm.types import (
     ChatRequest,
@@ -85,9 +85,9 @@ class OpenAIChatClient:
             # Local servers need no key, but the SDK insists on one.
             api_key=self._secret or "no-key",
             base_url=settings.base_url,
-            timeout=settings.timeout,
+            timeout=None,  # the transport bounds every request by the deadline each attempt names (bounds.py)
             max_retries=0,  # ours instead, see _retrying
-            http_client=bounded_http_client(settings.timeout),
+            http_client=bounded_http_client(),
         )
 
     def close(self) -> None:
@@ -103,7 +103,7 @@ class OpenAIChatClient:
                 return
             # The session remembers this (the engine asks unstreamed from now on); the client keeps no state.
             yield StreamingOff(f"{why_not} Asking again without streaming, and from now on.")
-        completion = yield from self._retrying(lambda timeout: self._unstreamed(request, timeout), request)
+        completion = yield from self._retrying(lambda deadline: self._unstreamed(request, deadline), request)
         if completion.content:
             yield TextDelta(completion.content)
         yield completion
@@ -125,7 +125,7 @@ class OpenAIChatClient:
     def _streamed(self, request: ChatRequest) -> Generator[StreamItem, None, str | None]:
         """Yield the reply and return None, or return why this server must be asked without streaming."""
         try:
-            chunks = yield from self._retrying(lambda timeout: self._open_stream(request, timeout), request)
+            chunks = yield from self._retrying(lambda deadline: self._open_stream(request, deadline), request)
         except LLMError as exc:
             if not _says_cannot_stream(str(exc)):  # checked first: it mentions tools, but they are not the problem
                 raise
@@ -191,16 +191,18 @@ class OpenAIChatClient:
         yield Completion("".join(text), calls.calls(), usage or Usage.not_reported(), finish_reason)
         return None
 
-    def _open_stream(self, request: ChatRequest, timeout: float) -> Any:
-        return self._client.chat.completions.create(
-            model=self._model, stream=True, stream_options={"include_usage": True}, timeout=timeout, **request
-        )
+    def _open_stream(self, request: ChatRequest, deadline: float) -> Any:
+        with reply_deadline(deadline):
+            return self._client.chat.completions.create(
+                model=self._model, stream=True, stream_options={"include_usage": True}, **request
+            )
 
     # -- without streaming ------------------------------------------------------------------------------
 
-    def _unstreamed(self, request: ChatRequest, timeout: float) -> Completion:
+    def _unstreamed(self, request: ChatRequest, deadline: float) -> Completion:
         try:
-            response: Any = self._client.chat.completions.create(model=self._model, timeout=timeout, **request)
+            with reply_deadline(deadline):
+                response: Any = self._client.chat.completions.create(model=self._model, **request)
         except ValueError as exc:  # a body that says it is JSON and is not (UnicodeDecodeError is one too)
             raise LLMError(
                 f"{self._server_cap} did not answer with a chat completion (its body is not JSON: "
@@ -236,9 +238,9 @@ class OpenAIChatClient:
     def _retrying(
         self, attempt: Callable[[float], T], request: ChatRequest, budget: float | None = None
     ) -> Generator[Waiting, None, T]:
-        """Run `attempt(timeout)`, retrying what the SDK would retry; yield a Waiting before every wait.
+        """Run `attempt(deadline)`, retrying what the SDK would retry; yield a Waiting before every wait.
 
-        With a `budget`, every attempt and wait fits in it; without one, each attempt gets the full timeout.
+        With a `budget`, every attempt and wait fits in it; without one, each attempt gets the full LLM_TIMEOUT.
         """
         give_up_at = None if budget is None else time.monotonic() + budget
         for retry in itertools.count(1):
