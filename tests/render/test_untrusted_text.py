@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,7 +32,9 @@ OSC_52 = "\x1b]52;c;ZWNobyBwd25lZA==\x07"  # writes the clipboard
 OSC_8 = "\x1b]8;;https://evil.example\x1b\\click\x1b]8;;\x1b\\"  # a hyperlink
 CLEAR = "\x1b[2J\x1b[H"
 CONCEALED = "\x1b[8mhidden\x1b[0m"
-ATTACKS = [OSC_52, OSC_8, CLEAR, CONCEALED, "\x9b2J", "\x07", "\r", "\x00", "\ud800"]
+BIDI = "\u202e\u2066\u2069\u200f"  # right-to-left override, isolates, mark: text read out of order
+HIDDEN = "\u200b\ufeff\U000e0041"  # zero-width space, BOM, a tag character: text that is not seen
+ATTACKS = [OSC_52, OSC_8, CLEAR, CONCEALED, "\x9b2J", "\x07", "\r", "\x00", "\ud800", BIDI, HIDDEN]
 CONTROLS = [chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]] + ["\udc80"]
 hostile_text = st.lists(
     st.one_of(st.sampled_from(ATTACKS + CONTROLS), st.characters(), st.just("[bold]"), st.just("[/x]")), max_size=20
@@ -63,8 +66,9 @@ def every_event(text: str) -> list[Event]:
 
 
 def controls_in(text: str) -> list[str]:
+    """Controls, surrogates, format characters and separators (joiners may stay between letters)."""
     return [
-        c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F or 0xD800 <= ord(c) < 0xE000
+        c for c in text if c not in "\n\t\u200c\u200d" and unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp")
     ]
 
 
@@ -84,6 +88,23 @@ def test_terminal_attacks_are_shown_escaped_everywhere_untrusted_text_goes(kind:
     shown = attack.replace("\x1b", "\\x1b").replace("\x07", "\\x07")
     assert shown in out  # the answer
     assert err.count(shown) >= 5  # model text, tool arguments and result, judge, failure, mode switch, ...
+
+
+@pytest.mark.parametrize("kind", ["plain", "rich"])
+def test_bidi_and_zero_width_characters_are_shown_escaped_everywhere(kind: str) -> None:
+    out, err = render(kind, every_event(f"see {BIDI}{HIDDEN} here"))
+    assert controls_in(out + err) == []
+    shown = "\\u202e\\u2066\\u2069\\u200f\\u200b\\ufeff\\U000e0041"
+    assert shown in out  # the answer
+    assert err.count(shown) >= 5  # model text, tool arguments and result, judge, failure, mode switch, ...
+
+
+def test_json_lines_escape_bidi_and_zero_width_characters_and_keep_the_text() -> None:
+    text = f"see {BIDI}{HIDDEN} here"
+    out, _ = render("json", [AnswerReady(text), FINAL])
+    assert controls_in(out) == []
+    assert "\\u202e" in out and "\\udb40\\udc41" in out
+    assert json.loads(out.splitlines()[0])["answer"] == text
 
 
 def test_rich_on_a_colour_terminal_emits_only_its_own_styles(monkeypatch: pytest.MonkeyPatch) -> None:

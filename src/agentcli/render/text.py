@@ -1,58 +1,35 @@
-"""Wording shared by the renderers, so plain text and panels say the same things, and the one guard
-that keeps untrusted text (files, tools, the model, the server) from reaching a terminal as control codes."""
+"""Wording shared by the renderers, so plain text and panels say the same things. The guard that keeps
+untrusted text (files, tools, the model, the server) from reaching a terminal as control codes is `visible`,
+the one policy in `agentcli.text`, re-exported here for the renderers and the CLI."""
 
 from __future__ import annotations
 
-import re
-
 from agentcli.events import RunFinished, RunStarted, ToolReturned
+from agentcli.text import excerpt
+from agentcli.text import visible as visible  # re-exported: every terminal writer escapes the same way
 
 PREVIEW_LINES = 12
 PREVIEW_CHARS = 1200
 ARGUMENTS_CHARS = 500
-"""Tool arguments are echoed up to this many characters (a model may send megabytes)."""
+"""Tool arguments are echoed up to this many characters (a model may send megabytes): in the TOOL panel, the
+plain `== tool` line and the approval prompt alike."""
 NAME_CHARS = 80
 """A tool name is the model's text too: a long one is cut like any other echo."""
-
-# C0 controls but tab and newline, DEL, C1 controls, and lone surrogates (which cannot even be encoded).
-# A CRLF pair is matched first so that Windows line ends stay line ends.
-_UNSAFE = re.compile(r"\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
-
-
-def _shown(match: re.Match[str]) -> str:
-    char = match.group()
-    if char == "\r\n":
-        return "\n"
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def visible(text: str) -> str:
-    """`text` safe for a terminal: ESC, other controls (but newline and tab) and lone surrogates shown as
-    `\\x1b`, `\\x9b`, `\\ud800`. Stateless per character, so streamed pieces can be escaped one by one."""
-    return _UNSAFE.sub(_shown, text)
-
-
-def clip(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, saying how long it was."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text):,} characters in all)"
 
 
 def tool_name(name: str) -> str:
     """A tool name as shown: a model may invent a name of any length."""
-    return clip(name, NAME_CHARS)
+    return excerpt(name, NAME_CHARS, total=True)
 
 
 def arguments_shown(arguments: str) -> str:
     """Tool arguments as shown: ten megabytes of them must not fill a terminal."""
-    return clip(arguments, ARGUMENTS_CHARS)
+    return excerpt(arguments, ARGUMENTS_CHARS, total=True)
 
 
 def judge_missing(missing: str) -> str:
     """What the judge found missing, as shown."""
-    return clip(missing, PREVIEW_CHARS)
+    return excerpt(missing, PREVIEW_CHARS, total=True)
 
 
 def preview(content: str) -> str:
