@@ -1,7 +1,8 @@
 """How the react parser reads an Action Input: JSON only when it starts with `{`, else the whole bare value.
 
 The examples come from issue 9 (other projects' parser cases): a plain input over several lines, quotes that
-belong to the value, braces in plain text, and an integer too long for Python to convert.
+belong to the value, braces in plain text, and an integer too long for Python to convert; and from issue 16
+item 10: a reply cut inside `Observation:`, emphasis before a JSON input, an opening quote nothing closes.
 """
 
 from __future__ import annotations
@@ -125,8 +126,18 @@ BARE = (
 ENDINGS = st.sampled_from(["", "\n", "\nFinal Answer: done", "\nObservation: fake", "\nThought: next"])
 
 
+STOP_PIECES = ["Observation:"[:n] for n in range(1, len("Observation:") + 1)]
+"""Every start of the stop label a reply cut inside it can end with."""
+
+
+def ends_in_a_stop_piece(value: str) -> bool:
+    """The documented ambiguity: a value of several lines whose last line is only a start of `Observation:`."""
+    _, newline, last = value.rpartition("\n")
+    return bool(newline) and last.lstrip(" \t>#*_`-").lower() in {piece.lower() for piece in STOP_PIECES}
+
+
 @settings(max_examples=150)
-@given(BARE, ENDINGS)
+@given(BARE.filter(lambda v: not ends_in_a_stop_piece(v)), ENDINGS)
 @example('notes "v2"', "").via("issue 9 item 2")
 @example("[temperature in {SF}]", "").via("issue 9 item 3")
 def test_a_bare_value_is_bound_whole(value: str, ending: str) -> None:
@@ -172,3 +183,98 @@ def test_any_integer_past_the_limit_is_a_format_error_in_json_and_text_in_a_bare
     with pytest.raises(FormatError, match="digits"):
         parse_react(f'Action: add\nAction Input: {{"a": {number}, "b": 1}}', "react_1", TOOLS)
     assert query(f"total {number}") == f"total {number}"
+
+
+# Issue 16 item 10 ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("input_text", "expected"),
+    [
+        pytest.param("what is\nthe temperature\nObs", "what is\nthe temperature", id="cut-inside-the-label"),
+        pytest.param("what is\nthe temperature\nObservation", "what is\nthe temperature", id="cut-before-the-colon"),
+        pytest.param("what is\n**Observ", "what is", id="cut-inside-a-bold-label"),
+        pytest.param("Obs", "Obs", id="a-one-line-input-is-kept"),
+        pytest.param("what is\nsee Obs", "what is\nsee Obs", id="not-alone-on-its-line"),
+        pytest.param("what is\nObservatory", "what is\nObservatory", id="a-longer-word"),
+        pytest.param("what is\nObs\nFinal Answer: x", "what is\nObs", id="before-a-later-label"),
+    ],
+)
+def test_a_piece_of_the_stop_label_at_the_end_is_cut(input_text: str, expected: str) -> None:
+    assert query(input_text) == expected
+
+
+@pytest.mark.parametrize(
+    "input_text",
+    [
+        pytest.param('** {"query": "a"}', id="bold-then-space"),
+        pytest.param('**{"query": "a"}**', id="bold-around"),
+        pytest.param('__{"query": "a"}__', id="underscores"),
+        pytest.param('* {"query": "a"}', id="italic"),
+        pytest.param('** ```json\n{"query": "a"}\n```', id="bold-before-a-fence"),
+    ],
+)
+def test_emphasis_before_a_json_input_is_not_part_of_it(input_text: str) -> None:
+    assert query(input_text) == "a"
+
+
+def test_emphasis_before_a_json_input_of_several_parameters() -> None:
+    assert bound('Action: add\nAction Input: ** {"a": 1, "b": 2}') == {"a": 1, "b": 2}
+
+
+@pytest.mark.parametrize("input_text", ["**{SF}** rocks", "*{not json"])
+def test_emphasis_before_braces_that_are_no_json_stays_a_bare_value(input_text: str) -> None:
+    assert query(input_text) == input_text
+
+
+@pytest.mark.parametrize(
+    ("input_text", "expected"),
+    [
+        pytest.param('"what is the temperature', "what is the temperature", id="double"),
+        pytest.param("“what is the temperature", "what is the temperature", id="curly-double"),
+        pytest.param("‘what is the temperature", "what is the temperature", id="curly-single"),
+        pytest.param('"what is\nthe temperature\nObs', "what is\nthe temperature", id="and-cut-inside-the-label"),
+        pytest.param("'90s music", "'90s music", id="an-apostrophe-stays"),
+        pytest.param('"a" and "b', '"a" and "b', id="closed-further-on"),
+        pytest.param("“quoted” text", "“quoted” text", id="closed-by-its-pair"),
+    ],
+)
+def test_an_opening_quote_nothing_closes_is_dropped(input_text: str, expected: str) -> None:
+    assert query(input_text) == expected
+
+
+SIMPLE = BARE.filter(lambda v: not ends_in_a_stop_piece(v))
+
+
+@settings(max_examples=150)
+@given(SIMPLE, st.sampled_from(STOP_PIECES), st.sampled_from(["", "**", "> "]))
+def test_a_reply_cut_anywhere_inside_the_stop_label_keeps_the_input_whole(value: str, piece: str, marks: str) -> None:
+    assert query(f"{value}\n{marks}{piece}") == value
+
+
+@settings(max_examples=200)
+@given(
+    SIMPLE,
+    st.sampled_from(["\n", " ", ""]),
+    st.sampled_from(["", " ", "see ", "x", "**"]),
+    st.sampled_from(STOP_PIECES[:-1]),  # with its colon it is a label, whatever follows
+    st.sampled_from(["", "x", "atory", " 1", "."]),
+)
+def test_the_cut_takes_only_a_last_line_that_is_a_start_of_the_label(
+    value: str, joint: str, before: str, piece: str, after: str
+) -> None:
+    """The rule, whole: the last line goes if it holds nothing but a start of `Observation:` (markdown marks
+    before it allowed) and is not the input's only line; anything else on it, or a first line, stays."""
+    text = f"{value}{joint}{before}{piece}{after}".strip()
+    expected = text.rpartition("\n")[0].strip() if ends_in_a_stop_piece(text) else text
+    assert query(text) == expected
+
+
+@settings(max_examples=100)
+@given(st.sampled_from(STOP_PIECES[:-1]))
+def test_a_one_line_input_that_is_a_start_of_the_label_is_kept(piece: str) -> None:
+    assert query(piece) == piece
+
+
+@settings(max_examples=100)
+@given(SIMPLE.filter(lambda v: '"' not in v and "\\" not in v))
+def test_an_unclosed_double_quote_is_dropped_and_nothing_else(value: str) -> None:
+    assert query(f'"{value}') == value

@@ -11,8 +11,17 @@
 The Action Input runs to the next protocol label or the end of the reply. When it starts with `{` (after
 whitespace or a code fence's opening line) it is JSON, read with a decoder (nesting, braces in strings,
 escapes, several lines, raw newlines in strings; text after the object is ignored), never with a regex.
-Anything else is a bare value, all its lines kept: a pair of quotes or backticks around the whole value is
-removed, and the value is bound to the tool's only string parameter when the registry shows there is one.
+Markdown emphasis before the JSON (`Action Input: ** {...}`) is not part of it. Anything else is a bare
+value, all its lines kept: a pair of quotes or backticks around the whole value is removed, and so is a
+leading double quote that nothing closes (`"what is the temperature`); a leading `'` stays, since it is as
+often an apostrophe (`'90s`). The value is bound to the tool's only string parameter when the registry shows
+there is one.
+
+A reply cut inside the stop label (`...\nObs`: the server stopped a few characters into `Observation:`)
+leaves a piece of it on the Action Input's last line. Where the input runs to the end of the reply, spans
+more than one line, and its last line is nothing but a start of `Observation:` (markdown marks before it
+allowed, any case), that line is cut. The rule is that narrow because it is a guess: `Obs` on the first line,
+after other words (`see Obs`), or before a later label is the model's text and stays.
 """
 
 from __future__ import annotations
@@ -38,6 +47,12 @@ _OPENING_FENCE = re.compile(r"```(?:[\w-]*[ \t]*\n|[\w-]*\s*(?=\{))")
 """A code fence that opens an Action Input: three backticks and a language tag ending the line, or before a `{`."""
 _CLOSING_FENCE = re.compile(r"^[ \t]*```", re.MULTILINE)
 _QUOTE_PAIRS = {'"': '"', "'": "'", "“": "”", "‘": "’"}
+_OPENING_QUOTES = {'"': '"', "“": "“”", "‘": "‘’"}
+"""An opening quote dropped when the value holds nothing that could close it; `'` is not one (an apostrophe)."""
+_EMPHASIS_BEFORE_JSON = re.compile(r"\A[*_]+\s*(?=\{|```)")
+_STOP_LABEL = "observation:"
+_LABEL_MARKS = " \t>#*_`-"
+"""What may stand before a label on its line (as `label_regex` allows)."""
 
 _Label = tuple[str, re.Match[str]]
 
@@ -77,17 +92,25 @@ def _action_turn(
         if not name_text.strip():  # `Action:` alone, the name on the next line
             name_text = text[line_end : given.start()].strip().split("\n", 1)[0]
         region_start = given.end()
-    region_end = next((m.start() for _, m in labels if m.start() >= region_start), len(text))
+    region_end = next((m.start() for _, m in labels if m.start() >= region_start), None)
+    region = text[region_start:region_end]
     name = shared.clean_tool_name(name_text)
     if not name:
         _fail("Your Action names no tool.")
     thought = _LABEL.sub(lambda m: "" if _key(m) == "thought" else m.group(0), text[: action.start()]).strip()
-    arguments = _arguments(text[region_start:region_end], name, tools)
+    arguments = _arguments(region if region_end is not None else _cut_partial_stop(region), name, tools)
     return ModelTurn(thought, (ToolCall(call_id, name, arguments),))
 
 
+def _cut_partial_stop(region: str) -> str:
+    """The input without a last line that is only the start of `Observation:` (a reply cut inside the label)."""
+    before, newline, last = region.strip().rpartition("\n")
+    piece = last.lstrip(_LABEL_MARKS).lower()
+    return before if newline and piece and _STOP_LABEL.startswith(piece) else region
+
+
 def _arguments(region: str, name: str, tools: ToolRegistry | None) -> str:
-    value = _unfence(region.strip())
+    value = _unfence(_without_emphasis(region.strip()))
     if value.startswith("{"):
         try:
             decoded, _ = shared.decode_json(value)
@@ -101,6 +124,19 @@ def _arguments(region: str, name: str, tools: ToolRegistry | None) -> str:
     if arguments is None:
         _fail(f"Your Action Input {quote(value)} is not a JSON object.{shared.parameters_hint(tools, name)}")
     return arguments
+
+
+def _without_emphasis(value: str) -> str:
+    """`** {"task": ...}` without the markdown before the JSON object; a bare value (`**{SF}** rocks`) as it is."""
+    marks = _EMPHASIS_BEFORE_JSON.match(value)
+    if marks is None:
+        return value
+    rest = value[marks.end() :]
+    try:
+        decoded, _ = shared.decode_json(_unfence(rest))
+    except shared.UnreadableJson:
+        return value
+    return rest if isinstance(decoded, dict) else value
 
 
 def _unfence(value: str) -> str:
@@ -127,7 +163,15 @@ def _unquote(value: str) -> str:
     closing = _QUOTE_PAIRS.get(value[:1])
     if closing and len(value) >= 2 and value.endswith(closing) and not {value[0], closing} & set(value[1:-1]):
         return value[1:-1]
-    return value
+    return _drop_unclosed_quote(value)
+
+
+def _drop_unclosed_quote(value: str) -> str:
+    """`"what is the temperature` without its quote: one the value never closes is not part of it."""
+    quotes = _OPENING_QUOTES.get(value[:1])
+    if quotes is None or set(quotes) & set(value[1:]):
+        return value
+    return value[1:].lstrip()
 
 
 def _answer(text: str) -> str:
