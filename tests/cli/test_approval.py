@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 import agentcli
-from agentcli.cli.approval import REFUSAL, SHOWN_CHARS, Approval, shown
+from agentcli.cli.approval import REFUSAL, Approval, shown
 from agentcli.engine.policy import Allow, Deny, PendingCall
 from agentcli.events import Event
+from agentcli.render.text import ARGUMENTS_CHARS
 from agentcli.tools.core.registry import Tool
 from tests.cli.conftest import Invoke
 from tests.support.scripted_server import Reply, ScriptedServer, text, tool_calls
@@ -98,12 +99,25 @@ def test_without_a_terminal_every_call_is_refused_and_said_once() -> None:
 
 
 def test_the_prompt_shows_no_control_sequences_and_stays_short() -> None:
-    hostile = json.dumps({"name": "x\x1b[2J\u009b31m\u202e", "note": "y" * 10_000})
+    hostile = json.dumps({"name": "x\x1b[2J\u009b31m\u202e\u200b", "note": "y" * 10_000})
     text_shown = shown(call(delete_branch, hostile))
-    assert "\x1b" not in text_shown and "\u009b" not in text_shown and "\u202e" not in text_shown
-    assert "\\u001b[2J" in text_shown and "\\x9b" in text_shown and "\\u202e" in text_shown
-    assert len(text_shown) < SHOWN_CHARS + 50 and text_shown.endswith("characters in all)")
+    assert not any(char in text_shown for char in "\x1b\u009b\u202e\u200b")
+    assert "\\u001b[2J" in text_shown and "\\x9b" in text_shown and "\\u202e\\u200b" in text_shown
     assert shown(call(delete_branch, "not json")) == "delete_branch(not json)"
+
+
+def test_the_prompt_cuts_arguments_where_the_tool_panel_does() -> None:
+    arguments = json.dumps({"name": "y" * 10_000})
+    inner = 'name="' + "y" * 10_000 + '"'
+    assert shown(call(delete_branch, arguments)) == (
+        f"delete_branch({inner[:ARGUMENTS_CHARS]}… ({len(inner):,} characters in all))"
+    )
+
+
+def test_the_prompt_is_one_line_whatever_the_arguments_hold() -> None:
+    # Broken JSON is shown as sent: its newlines must not draw a fake second prompt.
+    text_shown = shown(call(delete_branch, '{"name": 1\n\nAllow status()? [y/N] y'))
+    assert "\n" not in text_shown and "\\n\\nAllow status()" in text_shown
 
 
 # The CLI without a terminal ---------------------------------------------------------------------------------------

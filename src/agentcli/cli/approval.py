@@ -1,26 +1,27 @@
 """The CLI's before_call policy: a tool marked `requires_approval` runs only when the user says yes.
 
 On a terminal the call is shown on stderr and `[y/N]` is asked, after the renderer has closed its live region
-(so the prompt never fights Rich's Live display); `--yes` approves every call; with no terminal to ask on, the
-call is refused. Ctrl-C at the prompt is an interrupt like anywhere else: KeyboardInterrupt goes up unchanged.
+(so the prompt never fights Rich's Live display) and after what was typed before the prompt has been thrown
+away (a `y` typed ahead was meant for something else); `--yes` approves every call; with no terminal to ask on,
+the call is refused. Ctrl-C at the prompt is an interrupt like anywhere else: KeyboardInterrupt goes up unchanged.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from typing import IO, TYPE_CHECKING
 
 from agentcli.engine.policy import Allow, Decision, Deny, PendingCall
+from agentcli.render.text import arguments_shown, tool_name
+from agentcli.text import visible
 
 if TYPE_CHECKING:
     from agentcli.render import Renderer
 
 REFUSAL = "The user did not approve this call."
 """The result the model gets for a call the user did not approve (fixed by the contract)."""
-
-SHOWN_CHARS = 2000
-"""Characters of a call's arguments the prompt shows; a longer call says how long it is."""
 
 YES = ("y", "yes")
 
@@ -57,6 +58,7 @@ class Approval:
                 )
                 stderr.flush()
             return Deny(REFUSAL)
+        _discard_typed_ahead(stdin)
         stderr.write(f"Allow {shown(call)}? [y/N] ")
         stderr.flush()
         answer = stdin.readline()
@@ -66,8 +68,8 @@ class Approval:
 
 
 def shown(call: PendingCall) -> str:
-    """The call as the user judges it: `name(key="value", ...)`, escaped so no control sequence reaches the
-    terminal, and cut after SHOWN_CHARS characters."""
+    """The call as the user judges it: `name(key="value", ...)` on one line, the arguments cut where the TOOL
+    panel cuts them, escaped like every other terminal text (a newline could fake a second prompt)."""
     try:
         args = json.loads(call.arguments or "{}")
     except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
@@ -76,15 +78,17 @@ def shown(call: PendingCall) -> str:
         inner = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in args.items())
     else:
         inner = call.arguments
-    text = _visible(f"{call.name}({inner})")
-    if len(text) > SHOWN_CHARS:
-        text = f"{text[:SHOWN_CHARS]}… ({len(text):,} characters in all)"
-    return text
+    return visible(f"{tool_name(call.name)}({arguments_shown(inner)})", one_line=True)
 
 
-def _visible(text: str) -> str:
-    """Control and format characters (ESC, C1, bidi overrides) shown as escapes, never sent to the terminal."""
-    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)
+def _discard_typed_ahead(stdin: IO[str]) -> None:
+    """Throw away input typed before the prompt appeared, on a real terminal (elsewhere there is nothing to do)."""
+    try:
+        import termios  # POSIX only
+    except ImportError:
+        return
+    with contextlib.suppress(ValueError, OSError, termios.error):  # no descriptor, closed, or not a tty
+        termios.tcflush(stdin.fileno(), termios.TCIFLUSH)
 
 
 def _is_terminal(stream: IO[str]) -> bool:
