@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -10,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from agentcli.errors import LLMError
 from agentcli.llm.types import ChatClient, ChatRequest, Usage
+from agentcli.text import excerpt, quote
 
 JUDGE_SYSTEM_PROMPT = (
     "You review a draft answer to a user's request. Pass it when it answers every part of the request; "
@@ -58,7 +58,8 @@ def trivial_verdict(draft: str) -> Verdict | None:
 def judge_request(question: str, draft: str, earlier: Sequence[tuple[str, str]] = ()) -> ChatRequest:
     """The judge's request: no tools, JSON object reply; `earlier` exchanges give a follow-up its context."""
     context = "".join(
-        f"User: {_clip(asked)}\nAssistant: {_clip(answered)}\n" for asked, answered in earlier[-CONTEXT_EXCHANGES:]
+        f"User: {excerpt(asked, CONTEXT_CHARS)}\nAssistant: {excerpt(answered, CONTEXT_CHARS)}\n"
+        for asked, answered in earlier[-CONTEXT_EXCHANGES:]
     )
     prefix = f"Earlier in this conversation:\n{context}\n" if context else ""
     return {
@@ -68,10 +69,6 @@ def judge_request(question: str, draft: str, earlier: Sequence[tuple[str, str]] 
         ],
         "response_format": {"type": "json_object"},
     }
-
-
-def _clip(text: str) -> str:
-    return text if len(text) <= CONTEXT_CHARS else text[:CONTEXT_CHARS] + "…"
 
 
 class Judge:
@@ -93,19 +90,15 @@ class Judge:
         try:
             parsed = _VerdictModel.model_validate_json(_strip_fences(completion.content))
         except (ValidationError, ValueError):  # ValueError: a number of more than 4,300 digits, say
-            shown = json.dumps(completion.content[:120], ensure_ascii=False)
+            shown = quote(completion.content, 120)
             return Verdict(
                 True,
                 note=f"judge replied {shown}, not a verdict; answer accepted unchecked",
                 usage=completion.usage,
             )
-        return Verdict(parsed.passed, _clip_missing(parsed.missing.strip()), usage=completion.usage)
-
-
-def _clip_missing(text: str) -> str:
-    if len(text) <= MISSING_CHARS:
-        return text
-    return f"{text[:MISSING_CHARS]}… [the judge wrote {len(text):,} characters; the rest is left out]"
+        return Verdict(
+            parsed.passed, excerpt(parsed.missing.strip(), MISSING_CHARS, total=True), usage=completion.usage
+        )
 
 
 def _strip_fences(text: str) -> str:

@@ -10,6 +10,8 @@ from fnmatch import fnmatchcase
 from functools import cached_property
 from pathlib import Path
 
+from agentcli.text import excerpt
+
 DEFAULT_DENY: tuple[str, ...] = (
     ".env*",
     "!.env.example",
@@ -49,7 +51,7 @@ SCAN_LIMIT = 1000
 
 def quote_path(path: str) -> str:
     """A path as messages show it: quoted, control characters and surrogates escaped, long ones shortened."""
-    return repr(path if len(path) <= QUOTE_LIMIT else path[:QUOTE_LIMIT] + "…")
+    return repr(excerpt(path, QUOTE_LIMIT))
 
 
 class Workspace:
