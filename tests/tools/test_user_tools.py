@@ -380,12 +380,14 @@ def test_a_file_is_imported_on_its_own(tmp_path: Path) -> None:
 
 
 # Plugins ------------------------------------------------------------------------------------------------------
-def install_plugin(root: Path, entry: str, module_source: str) -> None:
-    """A distribution `agentcli-demo` with one entry point in the agentcli.tools group, found on sys.path."""
-    write(root / "agentcli_demo_plugin.py", module_source)
-    info = root / "agentcli_demo-0.1.dist-info"
+def install_plugin(
+    root: Path, entry: str, module_source: str, *, dist: str = "agentcli-demo", module: str = "agentcli_demo_plugin"
+) -> None:
+    """A distribution `dist` with one entry point in the agentcli.tools group, found on sys.path."""
+    write(root / f"{module}.py", module_source)
+    info = root / f"{dist.replace('-', '_')}-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: agentcli-demo\nVersion: 0.1\n", encoding="utf-8")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n", encoding="utf-8")
     (info / "entry_points.txt").write_text(f"[agentcli.tools]\n{entry}\n", encoding="utf-8")
 
 
@@ -410,24 +412,67 @@ def test_an_installed_plugin_offers_its_tools(tmp_path: Path, monkeypatch: pytes
     assert [(tool.name, tool.source) for tool in tools] == [("demo_echo", "plugin agentcli-demo")]
 
 
-@pytest.mark.parametrize(
-    ("entry", "source", "message"),
-    [
-        ("demo = agentcli_demo_plugin:NOT_A_TOOL", PLUGIN_SOURCE, "tool 'demo': a int is not a function"),
-        ("demo = agentcli_demo_plugin", "raise ImportError('no git')\n", "cannot be imported: ImportError: no git"),
-        ("demo = agentcli_demo_plugin", "X = 1\n", "the module defines no tools"),
-    ],
-)
-def test_a_broken_plugin_names_its_distribution(
+BROKEN_PLUGINS = [
+    ("demo = agentcli_demo_plugin:NOT_A_TOOL", PLUGIN_SOURCE, "tool 'demo': a int is not a function"),
+    ("demo = agentcli_demo_plugin", "raise ImportError('no git')\n", "cannot be imported: ImportError: no git"),
+    ("demo = agentcli_demo_plugin", "X = 1\n", "the module defines no tools"),
+    (
+        "demo = agentcli_demo_plugin",
+        "import agentcli\n@agentcli.tool\ndef ok(x: int) -> int:\n    return x\n"
+        "@agentcli.tool\ndef bad(x: object()) -> str:\n    return ''\n",
+        "tool 'bad': ",
+    ),
+    (
+        "demo = agentcli_demo_plugin",
+        "import agentcli\n@agentcli.tool\ndef calculator(expr: str) -> str:\n    return expr\n",
+        "the name clashes with the built-in tool",
+    ),
+]
+
+
+@pytest.mark.parametrize(("entry", "source", "message"), BROKEN_PLUGINS)
+def test_a_broken_plugin_is_a_warning_naming_it_and_the_rest_loads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entry: str, source: str, message: str
 ) -> None:
+    """Issue 16 item 10: any installed package may declare the group, so a broken one costs only its own tools."""
     install_plugin(tmp_path, entry, source)
+    install_plugin(
+        tmp_path, "good = agentcli_good_plugin", PLUGIN_SOURCE, dist="agentcli-good", module="agentcli_good_plugin"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for module in ("agentcli_demo_plugin", "agentcli_good_plugin"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    warnings: list[str] = []
+    tools = load_tools([SAMPLE], warn=warnings.append)
+    assert [tool.source for tool in tools].count("plugin agentcli-good") == 1
+    assert "plugin agentcli-demo" not in {tool.source for tool in tools}  # all of it or none: `ok` went too
+    assert "word_count" in {tool.name for tool in tools}
+    (warning,) = warnings
+    assert warning.startswith(f"plugin agentcli-demo (entry point {entry}): ")
+    assert message in warning and warning.endswith("; going on without its tools")
+
+
+def test_a_broken_plugin_warns_on_stderr_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    install_plugin(tmp_path, "demo = agentcli_demo_plugin", "raise ImportError('no\\x1b[31m git\\nat all')\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "agentcli_demo_plugin", raising=False)
-    with pytest.raises(ToolLoadError) as caught:
-        load_tools()
-    assert str(caught.value).startswith(f"plugin agentcli-demo (entry point {entry}): ")
-    assert message in str(caught.value)
+    assert load_tools() == []
+    err = capsys.readouterr().err
+    assert err == (
+        "warning: plugin agentcli-demo (entry point demo = agentcli_demo_plugin): cannot be imported: ImportError: "
+        "no\\x1b[31m git at all; going on without its tools\n"
+    )
+
+
+def test_a_broken_tools_file_is_still_an_error_beside_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install_plugin(tmp_path, "demo = agentcli_demo_plugin", PLUGIN_SOURCE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "agentcli_demo_plugin", raising=False)
+    bad = write(tmp_path / "plugin bad.py", "raise ImportError('nope')\n")  # a path that reads like a plugin's name
+    with pytest.raises(ToolLoadError, match=r"^--tools .*plugin bad\.py: cannot be imported: ImportError: nope"):
+        load_tools([bad], warn=pytest.fail)
 
 
 def test_json_of_the_sample_is_stable_across_loads() -> None:

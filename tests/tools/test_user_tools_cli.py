@@ -133,3 +133,27 @@ def test_decorating_a_tool_does_not_import_pydantic_or_the_engine() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_broken_installed_plugin_is_one_warning_and_every_command_goes_on(
+    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    """Issue 16 item 10: a package that declares `agentcli.tools` and cannot be imported no longer makes every
+    command exit 2; a real process, as a user's installed environment would load it."""
+    site = tmp_path / "site"
+    info = site / "agentcli_broken-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: agentcli-broken\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[agentcli.tools]\nbroken = agentcli_broken_xyz\n", encoding="utf-8")
+    (site / "agentcli_broken_xyz.py").write_text("raise ImportError('needs git2')\n", encoding="utf-8")
+    scripted_server.script = [text("hello"), judge_pass()]
+    env = {**agent_env(scripted_server), "PYTHONPATH": str(site)}
+    warning = (
+        "warning: plugin agentcli-broken (entry point broken = agentcli_broken_xyz): cannot be imported: "
+        "ImportError: needs git2; going on without its tools\n"
+    )
+    for args in (["tools", "list", "--json"], ["ask", "hi", "--output", "json", "--no-save"]):
+        done = subprocess.run([str(AGENT), *args], cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.startswith(warning) and done.stderr.count("warning: plugin") == 1
+        json.loads(done.stdout.splitlines()[-1] if args[0] == "ask" else done.stdout)  # stdout stays clean JSON

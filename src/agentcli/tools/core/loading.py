@@ -4,11 +4,13 @@ group `agentcli.tools`). Nothing else is ever imported: not the workspace, not t
 A file is imported on its own (its folder is not put on sys.path); each function in it decorated with
 `@agentcli.tool` is one tool. A plugin's entry point names a decorated function, or a module whose decorated
 functions are its tools. Every way this can go wrong is a ToolLoadError: one line naming the file (or plugin),
-the tool when there is one, and the reason, which the CLI prints before exiting with 2.
+the tool when there is one, and the reason. For a file, the CLI prints it and exits with 2; a broken plugin is
+a one-line warning, and the run goes on without it.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import inspect
 import itertools
@@ -17,6 +19,7 @@ import re
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -41,42 +44,89 @@ class ToolLoadError(ConfigError):
 
 
 def load_tools(
-    files: Sequence[str | Path] = (), *, plugins: bool = True, taken: Mapping[str, str] | None = None
+    files: Sequence[str | Path] = (),
+    *,
+    plugins: bool = True,
+    taken: Mapping[str, str] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[Tool]:
     """The tools of the installed plugins, then of each file in order. A name that clashes with one in `taken`
-    (name -> where it comes from; default: the built-ins) or with an earlier user tool is a ToolLoadError."""
-    found: list[tuple[str, list[Function]]] = []
+    (name -> where it comes from; default: the built-ins) or with an earlier user tool is a ToolLoadError.
+
+    A broken plugin is not the user's doing (any installed package may declare the group), so it costs only
+    its own tools: `warn` (default: one line on stderr) names it and says why, and loading goes on without it.
+    A broken `--tools` file, which the user named, stays a ToolLoadError (exit 2).
+    """
+    found: list[_Found] = []
     if plugins:
-        found += [(_plugin_source(entry), _entry_functions(entry)) for entry in _entry_points()]
-    found += [(str(path), _file_functions(Path(path))) for path in files]
+        found += [
+            _Found(_plugin_source(e), _plugin_where(e), functools.partial(_entry_functions, e), True)
+            for e in _entry_points()
+        ]
+    found += [
+        _Found(str(path), f"--tools {path}", functools.partial(_file_functions, Path(path)), False) for path in files
+    ]
     if not found:
         return []
     from agentcli.tools.builtin import BUILTIN_SOURCE, builtin_functions
-    from agentcli.tools.core.registry import Tool
 
     builtins = builtin_functions()
     owners = dict(taken) if taken is not None else {_name_of(func): BUILTIN_SOURCE for func in builtins}
     seen = {id(func) for func in builtins}  # `from agentcli.tools.files.read_file import read_file` is not a new tool
     tools: list[Tool] = []
-    for source, functions in found:
-        for func in functions:
-            if id(func) in seen:
-                continue
-            seen.add(id(func))
-            try:
-                made = Tool.from_function(func, source=source)
-            except ToolDefinitionError as exc:
-                raise ToolLoadError(f"{_where(source)}: {exc}") from None
-            if made.name in owners:
-                other = owners[made.name]
-                rival = "the built-in tool" if other == BUILTIN_SOURCE else f"the tool of {_where(other)}"
-                raise ToolLoadError(
-                    f"{_where(source)}: tool {made.name!r}: the name clashes with {rival} of that name; rename one "
-                    "(@agentcli.tool(name=...))"
-                )
-            owners[made.name] = source
-            tools.append(made)
+    for one in found:
+        try:
+            tools += _tools_of(one, owners, seen)
+        except ToolLoadError as exc:
+            if not one.is_plugin:
+                raise
+            (warn or _warn)(f"{exc}; going on without its tools")
     return tools
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A file or a plugin to take tools from."""
+
+    source: str
+    """What `agent tools list` shows: the file's path, or `plugin DIST`."""
+    where: str
+    """How an error names it: `--tools PATH`, or `plugin DIST (entry point NAME = VALUE)`."""
+    functions: Callable[[], list[Function]]
+    is_plugin: bool
+
+
+def _tools_of(found: _Found, owners: dict[str, str], seen: set[int]) -> list[Tool]:
+    """The tools of one file or plugin, all or none: `owners` and `seen` take its tools only if every one is
+    good, so a plugin left out leaves no name behind."""
+    from agentcli.tools.builtin import BUILTIN_SOURCE
+    from agentcli.tools.core.registry import Tool
+
+    mine, tools = dict(owners), []
+    new = [func for func in dict.fromkeys(found.functions()) if id(func) not in seen]
+    for func in new:
+        try:
+            made = Tool.from_function(func, source=found.source)
+        except ToolDefinitionError as exc:
+            raise ToolLoadError(f"{found.where}: {exc}") from None
+        if made.name in mine:
+            other = mine[made.name]
+            rival = "the built-in tool" if other == BUILTIN_SOURCE else f"the tool of {_where(other)}"
+            raise ToolLoadError(
+                f"{found.where}: tool {made.name!r}: the name clashes with {rival} of that name; rename one "
+                "(@agentcli.tool(name=...))"
+            )
+        mine[made.name] = found.source
+        tools.append(made)
+    owners.update(mine)
+    seen.update(id(func) for func in new)
+    return tools
+
+
+def _warn(message: str) -> None:
+    from agentcli.text import visible  # a plugin's exception may hold anything: no escape code reaches a terminal
+
+    sys.stderr.write(f"warning: {visible(message, one_line=True)}\n")
 
 
 def _name_of(func: Function) -> str:
@@ -175,8 +225,12 @@ def _plugin_source(entry: EntryPoint) -> str:
     return f"plugin {dist}"
 
 
+def _plugin_where(entry: EntryPoint) -> str:
+    return f"{_plugin_source(entry)} (entry point {entry.name} = {entry.value})"
+
+
 def _entry_functions(entry: EntryPoint) -> list[Function]:
-    where = f"{_plugin_source(entry)} (entry point {entry.name} = {entry.value})"
+    where = _plugin_where(entry)
     try:
         obj = entry.load()
     except ToolDefinitionError as exc:
