@@ -6,7 +6,6 @@ neither Pydantic nor (unless stdout is a terminal) Rich's console: it starts abo
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -16,6 +15,7 @@ import typer
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
 from agentcli.config import Settings
+from agentcli.text import json_text
 
 if TYPE_CHECKING:
     from agentcli.tools.core.registry import ToolRegistry
@@ -49,7 +49,7 @@ def list_tools(
 
             sys.stdout.write(make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools) + "\n")
         else:
-            sys.stdout.write(json.dumps(tools.openai_tools(), indent=2, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_text(tools.openai_tools(), indent=2) + "\n")  # the one JSON writer
         return
     if not sys.stdout.isatty():
         sys.stdout.write(_plain_table(tools))
