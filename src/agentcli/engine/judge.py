@@ -96,9 +96,13 @@ class Judge:
                 note=f"judge replied {shown}, not a verdict; answer accepted unchecked",
                 usage=completion.usage,
             )
-        return Verdict(
-            parsed.passed, excerpt(parsed.missing.strip(), MISSING_CHARS, total=True), usage=completion.usage
-        )
+        return Verdict(parsed.passed, _clip_missing(parsed.missing.strip()), usage=completion.usage)
+
+
+def _clip_missing(text: str) -> str:
+    """The judge's `missing`, cut; the model is told who wrote the rest and that it was left out."""
+    cut = excerpt(text, MISSING_CHARS)
+    return cut if cut == text else f"{cut} [the judge wrote {len(text):,} characters; the rest is left out]"
 
 
 def _strip_fences(text: str) -> str:
