@@ -4,6 +4,8 @@
     ├── ConfigError             settings are missing or invalid                    -> exit 2
     ├── LLMError                the model endpoint failed after retries            -> run FAILED, exit 1
     │   ├── ToolsUnsupportedError  the endpoint rejected `tools` (auto mode falls back to react)
+    │   ├── ContextLengthError  the conversation does not fit the model's context window (never retried)
+    │   ├── RequestRejectedError   the endpoint found the request itself invalid (never retried)
     │   ├── StreamCutError      the connection broke mid-reply (the engine asks again, once)
     │   └── ReplyBoundError     a reply passed its deadline or its size cap (never retried)
     │       ├── ReplyDeadlineError
@@ -37,6 +39,14 @@ class LLMError(AgentError):
 
 class ToolsUnsupportedError(LLMError):
     """The endpoint refused a request because it carried `tools`."""
+
+
+class ContextLengthError(LLMError):
+    """The conversation no longer fits the model's context window; asking again, or in another mode, fails the same."""
+
+
+class RequestRejectedError(LLMError):
+    """The endpoint refused the request as invalid (a validation error, even in a 500); asking again cannot help."""
 
 
 class StreamCutError(LLMError):

@@ -439,6 +439,38 @@ def find_problem(body: Any) -> str | None:
     return _pairing_problem(body["messages"])
 
 
+LLAMA_CPP_MEMBERS = ("System", "User", "Assistant", "Tool", "Function")
+"""The members of llama-cpp-python's message union, in its order; pydantic reports a failure in each."""
+
+
+def llama_cpp_validation_error(index: int, message: Request) -> Reply:
+    """The 500 llama-cpp-python 0.3.36 answers for an assistant message with `"content": null` (captured from its
+    FastAPI route, which turns the RequestValidationError into an internal_server_error with str(exc))."""
+    errors: list[dict[str, Any]] = []
+    for member in LLAMA_CPP_MEMBERS:
+        where = ("body", "messages", index, f"ChatCompletionRequest{member}Message")
+        role = member.lower()
+        if role == "assistant":
+            errors.append(
+                {
+                    "type": "string_type",
+                    "loc": (*where, "content"),
+                    "msg": "Input should be a valid string",
+                    "input": None,
+                }
+            )
+            continue
+        literal = {"type": "literal_error", "loc": (*where, "role"), "msg": f"Input should be '{role}'"}
+        errors.append({**literal, "input": "assistant", "ctx": {"expected": f"'{role}'"}})
+        required = {"tool": "tool_call_id", "function": "name"}.get(role)
+        if required:
+            errors.append({"type": "missing", "loc": (*where, required), "msg": "Field required", "input": message})
+    text = f"{len(errors)} validation errors:\n" + "".join(f"  {e!r}\n" for e in errors)
+    text += '\n  File "llama_cpp/server/app.py", line 443, in create_chat_completion\n    POST /v1/chat/completions'
+    body = {"error": {"message": text, "type": "internal_server_error", "param": None, "code": None}}
+    return Reply(status=500, body=json.dumps(body).encode())
+
+
 @functools.lru_cache(maxsize=4096)
 def _message_problem(message_json: str) -> str | None:
     """A message's schema problem as `<path below the message>: message`; cached, as conversations repeat."""

@@ -2,8 +2,9 @@
 
 What it adds to the SDK:
 - its own small retry loop (the SDK's is switched off), so that the user hears what is being waited for (a
-  `Waiting` item before every sleep), a Retry-After is honoured only up to RETRY_AFTER_CAP, and a 500 that
-  means "tools are not supported" (llama.cpp) falls back at once instead of being retried;
+  `Waiting` item before every sleep), a Retry-After is honoured only up to RETRY_AFTER_CAP, and a refusal
+  that is an answer, even in a 500, is never retried: a full context window, `tools` refused (llama.cpp), a
+  request the server found invalid (llama-cpp-python), each its own error (see `diagnosis.py`);
 - the bounds of one reply: a total deadline and a size cap (see `bounds.py`);
 - a streamed reply reassembled (tool calls as the SDK's accumulator does, see `assembly.py`), and whatever a
   server sends instead (malformed SSE, invalid UTF-8, an HTML page, no `finish_reason`) turned into one
@@ -24,14 +25,17 @@ from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from agentcli.errors import (
+    ContextLengthError,
     LLMError,
     ReplyDeadlineError,
     ReplyTooLargeError,
+    RequestRejectedError,
     StreamCutError,
     ToolsUnsupportedError,
 )
 from agentcli.llm.assembly import ToolCallAssembler
 from agentcli.llm.bounds import MAX_REPLY_CHARS, MAX_REPLY_MB, reply_deadline
+from agentcli.llm.diagnosis import says_cannot_stream, says_context_is_full, says_tools_are_refused, validation_problem
 from agentcli.llm.sanitize import clean, clean_text
 from agentcli.llm.types import (
     ChatRequest,
@@ -53,8 +57,8 @@ T = TypeVar("T")
 
 TOOLS_REJECTED_STATUSES = {400, 404, 422, 500, 501}
 """Statuses with which servers refuse `tools` (llama.cpp without --jinja answers 500)."""
-TOOLS_WORDS = ("tool", "function")
-CANNOT_WORDS = ("not supported", "unsupported", "cannot", "can't", "not implemented")
+ANSWERS = (ToolsUnsupportedError, ContextLengthError, RequestRejectedError)
+"""Errors that are the server's considered answer, not an accident: asking again would get them again."""
 RETRY_STATUSES = {408, 409, 429}
 """Plus every 5xx: what the SDK retries too."""
 RETRY_AFTER_CAP = 60.0
@@ -62,6 +66,8 @@ RETRY_AFTER_CAP = 60.0
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 8.0
 """Exponential backoff without a Retry-After: the SDK's numbers."""
 OPENAI_HOST = "api.openai.com"
+WORDS_READ = 20_000
+"""Characters of a server's error message read for a diagnosis (pydantic puts the point past the first 300)."""
 
 
 class OpenAIChatClient:
@@ -127,7 +133,8 @@ class OpenAIChatClient:
         try:
             chunks = yield from self._retrying(lambda deadline: self._open_stream(request, deadline), request)
         except LLMError as exc:
-            if not _says_cannot_stream(str(exc)):  # checked first: it mentions tools, but they are not the problem
+            # Checked first: it mentions tools, but they are not the problem.
+            if isinstance(exc, ContextLengthError | RequestRejectedError) or not says_cannot_stream(str(exc)):
                 raise
             return f"{self._server_cap} cannot stream this request ({exc})."
         text: list[str] = []
@@ -262,8 +269,8 @@ class OpenAIChatClient:
 
     def _retry_delay(self, exc: openai.APIError, error: LLMError, retry: int) -> float | LLMError:
         """Seconds to wait before asking again, or the error to give up with."""
-        if retry > self._retries or isinstance(error, ToolsUnsupportedError) or _says_cannot_stream(str(error)):
-            return error  # the last two are answers, not accidents: asking again would get them again
+        if retry > self._retries or isinstance(error, ANSWERS) or says_cannot_stream(str(error)):
+            return error
         response = getattr(exc, "response", None)
         if response is not None:
             should = response.headers.get("x-should-retry")
@@ -306,17 +313,31 @@ class OpenAIChatClient:
 
     def _error(self, exc: openai.APIError, request: ChatRequest) -> LLMError:
         status = getattr(exc, "status_code", None)
-        message = self._scrub(_server_message(exc))
+        whole = self._scrub(_server_message(exc, limit=WORDS_READ))  # the point can be past the clipped part
+        message = _short(whole)
         if isinstance(exc, self._openai.APITimeoutError):
             return LLMError(f"{self._server_cap} did not answer in time ({message}).")
         if isinstance(exc, self._openai.APIConnectionError):
             return LLMError(f"Could not reach {self._server}: {message}")
+        if status != 429 and says_context_is_full(whole, _server_code(exc)):  # before tools: see diagnosis.py
+            return ContextLengthError(
+                f"The conversation no longer fits the model's context window ({self._server} answered "
+                f"{status or 'with an error'}: {message}). Start a new session (or /reset in a chat), or ask for "
+                "less at once: read a smaller file, or a part of one.",
+                status=status,
+            )
         if status is None:
             return LLMError(f"{self._server_cap} failed: {message}")
-        lowered = message.lower()
-        if "tools" in request and status in TOOLS_REJECTED_STATUSES and any(w in lowered for w in TOOLS_WORDS):
+        if "tools" in request and status in TOOLS_REJECTED_STATUSES and says_tools_are_refused(whole):
             return ToolsUnsupportedError(
                 f"{self._server_cap} rejected tool calling ({status}): {message}", status=status
+            )
+        problem = validation_problem(whole)
+        if problem is not None:
+            return RequestRejectedError(
+                f"{self._server_cap} refused the request as invalid ({status}: {problem}); asking again would not "
+                "help. A server stricter than the API, or a bug in agentcli: please report it.",
+                status=status,
             )
         return LLMError(f"{self._server_cap} answered {status}: {message}", status=status)
 
@@ -325,11 +346,6 @@ class OpenAIChatClient:
         if len(self._secret) >= 3:  # shorter ones would mask innocent letters all over the message
             text = text.replace(self._secret, "********")
         return text
-
-
-def _says_cannot_stream(message: str) -> bool:
-    lowered = message.lower()
-    return "stream" in lowered and any(w in lowered for w in TOOLS_WORDS) and any(w in lowered for w in CANNOT_WORDS)
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -353,17 +369,29 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-def _server_message(exc: openai.APIError) -> str:
+def _server_message(exc: openai.APIError, limit: int) -> str:
     body: Any = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
         if isinstance(inner, dict) and inner.get("message"):
-            return _short(str(inner["message"]))
+            return _short(str(inner["message"]), limit)
         if isinstance(inner, str):
-            return _short(inner)
+            return _short(inner, limit)
     if exc.__cause__ is not None:  # connection errors keep the socket error here
         return f"{exc.message} ({exc.__cause__})"
-    return _short(str(exc.message))
+    return _short(str(exc.message), limit)
+
+
+def _server_code(exc: openai.APIError) -> str:
+    """The error's `code`, else its `type` (llama.cpp puts `exceed_context_size_error` there), or ""."""
+    body: Any = exc.body
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(inner, dict):
+        return ""
+    for key in ("code", "type"):
+        if isinstance(inner.get(key), str) and inner[key]:
+            return str(inner[key])
+    return ""
 
 
 def _short(text: str, limit: int = 300) -> str:

@@ -1,0 +1,97 @@
+"""What a server's error says, read from its words: the context is full, tools are refused, the request is invalid.
+
+Servers word these differently and share one status (400, or 500 for llama.cpp), so the words decide. The
+order matters: OpenAI's context-length message ends "reduce the length of the messages or functions", which
+names functions without refusing them, so a full context is recognised first, and tools count as refused only
+on words that refuse something.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "context_window_exceeded"})
+"""OpenAI, vLLM, llama-cpp-python, DeepSeek and Groq use the first code; llama.cpp's server the second."""
+
+_CONTEXT_WORDS = re.compile(
+    r"maximum context length"  # OpenAI, vLLM, llama-cpp-python, DeepSeek: "This model's maximum context length is"
+    r"|context (?:length|window|size)"  # vLLM "longer than the model's context length", llama.cpp "context size"
+    r"|exceeds? the available context"  # llama.cpp: "the request exceeds the available context size"
+    r"|maximum model length|max_model_len"  # vLLM: "is longer than the maximum model length of 4096"
+    r"|prompt is too long|input (?:is )?too long"  # Anthropic-compatible gateways, TGI
+    r"|range of input length",  # Qwen (DashScope): "Range of input length should be [1, 30720]"
+    re.IGNORECASE,
+)
+
+_TOOL_WORDS = ("tool", "function")
+_REFUSAL_WORDS = (
+    "not supported",
+    "unsupported",
+    "does not support",
+    "doesn't support",
+    "cannot",
+    "can't",
+    "not implemented",
+    "not enabled",
+    "not allowed",
+    "not permitted",
+    "requires",  # llama.cpp: "tools param requires --jinja flag"; vLLM: "auto" tool choice requires --enable-...
+    "unknown parameter",
+    "unrecognized",
+    "unexpected keyword",
+)
+
+_VALIDATION = re.compile(r"\b\d+ validation errors?\b|\bvalidation errors? for\b|'loc': [(\[]", re.IGNORECASE)
+"""pydantic's words, as FastAPI servers (llama-cpp-python) pass them on in a 500 or a 422."""
+_PYDANTIC_ERROR = re.compile(r"'loc': [(\[](?P<loc>[^)\]]*)[)\]], 'msg': (?P<quote>['\"])(?P<msg>.*?)(?P=quote)")
+
+
+def says_context_is_full(message: str, code: str = "") -> bool:
+    """The server refused the request because the conversation does not fit the model's context window."""
+    return code.lower() in _CONTEXT_CODES or _CONTEXT_WORDS.search(message) is not None
+
+
+def says_tools_are_refused(message: str) -> bool:
+    """The server refused `tools` (or function calling) itself, in words that say so."""
+    lowered = message.lower()
+    return any(w in lowered for w in _TOOL_WORDS) and any(w in lowered for w in _REFUSAL_WORDS)
+
+
+def says_cannot_stream(message: str) -> bool:
+    """The server cannot stream this request (llama-cpp-python: "Automatic streaming tool choice is not supported")."""
+    lowered = message.lower()
+    cannot = ("not supported", "unsupported", "cannot", "can't", "not implemented")
+    return "stream" in lowered and any(w in lowered for w in _TOOL_WORDS) and any(w in lowered for w in cannot)
+
+
+def validation_problem(message: str) -> str | None:
+    """The request-validation error a server reports, shortened to its point; None if the message is not one.
+
+    pydantic reports a message that matches no member of a union once per member: a wrong `role` for the
+    members of other roles, then the real problem in the member of the right role. The first error of a
+    member whose `role` was accepted is the one that says what was wrong.
+    """
+    if _VALIDATION.search(message) is None:
+        return None
+    errors = [(_location(m["loc"]), m["msg"]) for m in _PYDANTIC_ERROR.finditer(message)]
+    if not errors:
+        return "its validation of the request failed"
+    wrong_role = {where[:-1] for where, _ in errors if where and where[-1] == "role"}
+    relevant = [(w, msg) for w, msg in errors if not any(w[:n] in wrong_role for n in range(1, len(w)))]
+    where, msg = (relevant or errors)[0]
+    return f"{_path(where)}: {msg}"
+
+
+def _location(loc: str) -> tuple[str, ...]:
+    """pydantic's `loc` as text (`'body', 'messages', 1, 'ChatCompletionRequestAssistantMessage', 'content'`)."""
+    return tuple(part.strip().strip("'\"") for part in loc.split(",") if part.strip())
+
+
+def _path(where: tuple[str, ...]) -> str:
+    """`messages[1].content`: the body's path without `body` and without the union members' names."""
+    path = ""
+    for part in where:
+        if part == "body" or part[:1].isupper() or "[" in part:
+            continue
+        path += f"[{part}]" if part.isdigit() else f".{part}" if path else part
+    return path or "the request"
