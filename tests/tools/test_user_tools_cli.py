@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
-from tests.cli.conftest import agent_env
+from tests.cli.conftest import agent_env, cli_env
 from tests.support.scripted_server import ScriptedServer, judge_pass, text, tool_calls
 
 SAMPLE = Path(__file__).with_name("user_tools") / "sample.py"
@@ -157,3 +158,39 @@ def test_a_broken_installed_plugin_is_one_warning_and_every_command_goes_on(
         assert done.returncode == 0, done.stderr
         assert done.stderr.startswith(warning) and done.stderr.count("warning: plugin") == 1
         json.loads(done.stdout.splitlines()[-1] if args[0] == "ask" else done.stdout)  # stdout stays clean JSON
+
+
+PRINTING_TOOLS = """
+import agentcli
+from agentcli import ToolContext
+
+
+@agentcli.tool
+def shout(context: ToolContext, text: str) -> str:
+    \"\"\"Shout the text.\"\"\"
+    print("debug: shouting", text)
+    return text.upper() + " with key " + context.settings.api_key.reveal()
+"""
+
+
+def test_a_tools_print_and_the_key_never_reach_json_stdout_the_model_or_the_store(
+    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17 (Low): a print() broke `--output json`; a result holding the key reached every reader."""
+    from tests.cli.conftest import SECRET
+
+    tools = tmp_path / "printing.py"
+    tools.write_text(PRINTING_TOOLS, encoding="utf-8")
+    scripted_server.script = [tool_calls(("shout", {"text": "hi"})), text("HI"), judge_pass()]
+    monkeypatch.chdir(workspace)
+    done = RUNNER.invoke(
+        app, ["ask", "shout hi", "--output", "json", "--tools", str(tools)], env=cli_env(scripted_server)
+    )
+    assert done.exit_code == 0, done.output
+    events = [json.loads(line) for line in done.stdout.splitlines()]  # every line is JSON
+    (result,) = [event for event in events if event["type"] == "tool_result"]
+    assert result["content"] == "HI with key [redacted]\n[the tool printed]\ndebug: shouting hi"
+    assert SECRET not in done.output
+    assert SECRET not in json.dumps(scripted_server.requests[1]["messages"])
+    database = Path(os.environ["AGENTCLI_HOME"]) / "sessions.db"
+    assert database.exists() and SECRET.encode() not in database.read_bytes()

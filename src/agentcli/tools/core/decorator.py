@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar, overload
@@ -13,9 +14,23 @@ MARK = "__agentcli_tool__"
 
 F = TypeVar("F", bound=Callable[..., object])
 
+NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+"""A name every server takes: OpenAI refuses any other (`^[a-zA-Z0-9_-]{1,64}$`), and refuses the whole request."""
+
 
 class ToolDefinitionError(TypeError):
     """A function that cannot become a tool; the message names the tool (and the parameter) and says why."""
+
+
+def check_name(name: str) -> str:
+    """`name` if a server will take it; else ToolDefinitionError, at load time rather than as a refused request."""
+    if not NAME.fullmatch(name):
+        shown = name if len(name) <= 80 else f"{name[:80]}…"
+        raise ToolDefinitionError(
+            f"tool {shown!r}: a tool's name is 1 to 64 ASCII letters, digits, _ or - (the API refuses any other "
+            "name); rename it (@agentcli.tool(name=...))"
+        )
+    return name
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,8 @@ def tool(
     The function is returned unchanged (call it as before); `idempotent` defaults to `not requires_approval`:
     a call that needs approval has side effects, so the same call may be made again.
     """
+    if isinstance(name, str):
+        check_name(name)  # now, so the error points at the decorator's line of the file
     repeatable = not requires_approval if idempotent is None else idempotent
     spec = ToolSpec(name, requires_approval, repeatable)
 

@@ -2,22 +2,36 @@
 
 Pydantic is imported only when a tool's model is first needed (a call, or a schema not known in advance):
 `agent tools list` shows the built-ins from their pinned schemas and never pays for it.
+
+What a tool does besides returning is kept off the user's screen and out of the model's way:
+- what it prints to `sys.stdout` is captured (`--output json` stdout stays JSON) and added to its result, clipped
+  to PRINTED_LIMIT: a print is often the very thing the tool meant to say. Capture is per thread (`sys.stdout` is
+  a router while any tool runs), so tools run from several threads keep their prints apart and the renderer's
+  own writes from other threads go through. Not captured: writes to `sys.stderr`, to file descriptor 1 directly
+  (a subprocess left to inherit it, `sys.stdout.buffer`), and prints of threads the tool starts.
+- any exception but KeyboardInterrupt (Ctrl-C stays an interrupt) is an error result: SystemExit and
+  GeneratorExit too, since a tool's failure is an observation for the model, never a crash.
+- the API key, if a tool's result holds it (a tool that reads the environment, a file, a server's echo), is
+  replaced by REDACTED before the result reaches the model, the screen or the session store.
 """
 
 from __future__ import annotations
 
 import contextlib
 import inspect
+import io
 import json
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from agentcli.text import QUOTE_LIMIT, quote
+from agentcli.text import QUOTE_LIMIT, excerpt, quote
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import ToolDefinitionError, ToolSpec, spec_of
+from agentcli.tools.core.decorator import ToolDefinitionError, ToolSpec, check_name, spec_of
 from agentcli.tools.core.describe import describe_parameters
 
 if TYPE_CHECKING:
@@ -28,6 +42,15 @@ RAW_QUOTE_LIMIT = QUOTE_LIMIT
 
 RESULT_LIMIT = 100_000
 """Characters of one result the model gets: it is re-sent on every later step, so a runaway tool costs twice."""
+
+PRINTED_LIMIT = 4_000
+"""Characters of what a tool printed that its result carries: enough for a message, not for a flood of logging."""
+
+REDACTED = "[redacted]"
+"""What stands in a tool's result where the API key was."""
+KEY_MIN_LENGTH = 8
+"""Shorter keys are not scrubbed: local servers take placeholders (`EMPTY`, `ollama`, `none`) that are no secret,
+and masking such a word everywhere in a result would corrupt what the model reads."""
 
 
 @dataclass(frozen=True)
@@ -60,13 +83,14 @@ class Tool:
     def from_function(cls, func: Callable[..., object], name: str | None = None, *, source: str = "") -> Tool:
         """The tool of a function, `@agentcli.tool` or plain; raises ToolDefinitionError naming what is wrong."""
         spec = spec_of(func) or ToolSpec()
-        tool_name = name or spec.name or func.__name__
+        tool_name = check_name(name or spec.name or func.__name__)
         if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
             raise ToolDefinitionError(f"tool {tool_name!r}: async functions are not supported; write a plain def")
-        from agentcli.tools.core.schema import description_of
+        from agentcli.tools.core.schema import check_schema_size, description_of
 
         tool = cls(tool_name, description_of(func), lambda: func, None, spec.requires_approval, spec.idempotent, source)
         _ = tool.args_model, tool.context_params  # a signature that cannot become a schema fails now
+        check_schema_size(tool_name, tool.openai_schema())
         return tool
 
     @cached_property
@@ -171,6 +195,7 @@ class ToolRegistry:
         """Run a tool by name with the model's raw arguments. Every failure becomes an error result."""
         started = time.perf_counter()
         content, is_error = self._call(name, raw_args)
+        content = self._scrubbed(content)  # before the clip, which could otherwise leave half a key behind
         if len(content) > RESULT_LIMIT:
             content = (
                 f"{content[:RESULT_LIMIT]}\n[truncated: the result has {len(content):,} characters; "
@@ -202,10 +227,78 @@ class ToolRegistry:
             if self.context is None:
                 return f"{name} needs a workspace, and its registry was made without a ToolContext.", True
             kwargs.update(dict.fromkeys(context_params, self.context))
-        try:
-            return _as_text(tool.func(**kwargs)), False
-        except (Exception, SystemExit) as exc:  # a tool's failure is an observation for the model, never a crash
-            return f"{type(exc).__name__}: {exc}", True
+        with _captured_stdout() as printed:
+            content, is_error = _run(tool.func, kwargs)
+        return _with_printed(content, printed.getvalue()), is_error
+
+    def _scrubbed(self, content: str) -> str:
+        """The result without the API key in it: a tool may read it from anywhere, a model must never see it."""
+        key = self.context.settings.api_key.reveal() if self.context is not None else ""
+        return content.replace(key, REDACTED) if len(key) >= KEY_MIN_LENGTH else content
+
+
+def _run(func: Callable[..., object], kwargs: dict[str, Any]) -> tuple[str, bool]:
+    """The tool's result as text, or its failure as an error result; only Ctrl-C goes up."""
+    try:
+        return _as_text(func(**kwargs)), False  # _as_text too: a result's own __str__ may raise
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit, GeneratorExit...: a tool's failure is an observation, never a crash
+        return f"{type(exc).__name__}: {exc}", True
+
+
+def _with_printed(content: str, printed: str) -> str:
+    if not printed.strip():
+        return content
+    return f"{content}\n[the tool printed]\n{excerpt(printed.rstrip(), PRINTED_LIMIT, total=True)}"
+
+
+class _StdoutRouter:
+    """`sys.stdout` while any tool runs: a thread running a tool writes into that call's buffer, every other
+    thread into the real stream. One router for all threads, so no thread can restore another's stream."""
+
+    def __init__(self, real: TextIO) -> None:
+        self.real = real
+        self.buffers: dict[int, list[io.StringIO]] = {}
+        """Per thread, the buffers of its calls in progress (a tool may call another); the last one writes."""
+
+    def write(self, text: str) -> int:
+        calls = self.buffers.get(threading.get_ident())
+        return (calls[-1] if calls else self.real).write(text)
+
+    def flush(self) -> None:
+        if threading.get_ident() not in self.buffers:
+            self.real.flush()
+
+    def isatty(self) -> bool:
+        return threading.get_ident() not in self.buffers and self.real.isatty()
+
+    def __getattr__(self, name: str) -> Any:  # encoding, errors, fileno...: the real stream's
+        return getattr(self.real, name)
+
+
+_ROUTING = threading.Lock()
+
+
+@contextlib.contextmanager
+def _captured_stdout() -> Iterator[io.StringIO]:
+    """What this thread prints to sys.stdout meanwhile, in a buffer (contextlib.redirect_stdout would swap the
+    stream for every thread, and two calls ending out of order would leave a dead buffer as sys.stdout)."""
+    buffer, thread = io.StringIO(), threading.get_ident()
+    with _ROUTING:
+        router = sys.stdout if isinstance(sys.stdout, _StdoutRouter) else _StdoutRouter(sys.stdout)
+        sys.stdout = installed = cast(TextIO, router)
+        router.buffers.setdefault(thread, []).append(buffer)
+    try:
+        yield buffer
+    finally:
+        with _ROUTING:
+            calls = router.buffers[thread]
+            calls.pop()
+            if not calls:
+                del router.buffers[thread]
+            if not router.buffers and sys.stdout is installed:  # else someone replaced it since: theirs now
+                sys.stdout = router.real
 
 
 def _parse_arguments(raw_args: str | dict[str, Any] | None) -> dict[str, Any] | str:

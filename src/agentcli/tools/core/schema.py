@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import re
 import types
 import warnings
@@ -21,17 +22,35 @@ from agentcli.tools.core.describe import parameter_facts as parameter_facts
 SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns?|Raises|Yields?|Examples?|Notes?)\s*:\s*$", re.M)
 """A Google-style section header: the description ends before the first one."""
 
+DESCRIPTION_LIMIT = 1024
+"""Characters of a tool's description: OpenAI refused longer ones (`string_above_max_length`) and proxies copying
+it still may; a description is sent with every request, so more would cost on every step too."""
+SCHEMA_LIMIT = 16_384
+"""Bytes of a tool's whole schema as JSON (name, description, parameters): past it a tool is refused at load."""
+
 # extra="forbid" so a misspelt parameter is reported, not silently dropped; no protected names, so a tool may
 # take a `model_name`.
 CONFIG = ConfigDict(extra="forbid", protected_namespaces=())
 
 
 def description_of(func: Callable[..., object]) -> str:
-    """The docstring's first paragraph on one line (sections such as `Args:` are never part of it)."""
+    """The docstring's first paragraph on one line (sections such as `Args:` are never part of it), clipped to
+    DESCRIPTION_LIMIT characters, an ellipsis marking the cut: a long paragraph is no reason to refuse a tool."""
     doc = inspect.getdoc(func) or ""
     match = SECTION.search(doc)
     head = doc[: match.start()] if match else doc
-    return " ".join(head.strip().split("\n\n", 1)[0].split())
+    description = " ".join(head.strip().split("\n\n", 1)[0].split())
+    return description if len(description) <= DESCRIPTION_LIMIT else description[: DESCRIPTION_LIMIT - 1] + "…"
+
+
+def check_schema_size(name: str, schema: dict[str, Any]) -> None:
+    """ToolDefinitionError for a schema past SCHEMA_LIMIT: it would be sent, whole, with every request."""
+    size = len(json.dumps(schema, ensure_ascii=False).encode())
+    if size > SCHEMA_LIMIT:
+        raise ToolDefinitionError(
+            f"tool {name!r}: its schema is {size:,} bytes of JSON, past the limit of {SCHEMA_LIMIT:,} (it is sent with "
+            "every request); shorten the parameters' descriptions, or split the tool"
+        )
 
 
 def parameter_docs(func: Callable[..., object]) -> dict[str, str]:
