@@ -36,7 +36,7 @@ from agentcli.errors import (
 from agentcli.llm.assembly import ToolCallAssembler
 from agentcli.llm.bounds import MAX_REPLY_CHARS, MAX_REPLY_MB, reply_deadline
 from agentcli.llm.diagnosis import says_cannot_stream, says_context_is_full, says_tools_are_refused, validation_problem
-from agentcli.llm.sanitize import clean, clean_text
+from agentcli.llm.sanitize import Scrubber, clean, clean_text
 from agentcli.llm.types import (
     ChatRequest,
     Completion,
@@ -81,6 +81,7 @@ class OpenAIChatClient:
         self._openai = openai
         self._model = settings.model
         self._secret = settings.api_key.reveal()
+        self._scrubber = Scrubber(self._secret)
         self._server = f"the server at {settings.endpoint}"
         self._server_cap = "T" + self._server[1:]  # for a sentence's start
         self._timeout = settings.timeout
@@ -140,6 +141,7 @@ class OpenAIChatClient:
         text: list[str] = []
         size = 0
         calls = ToolCallAssembler()
+        masked = self._scrubber.pieces()  # the key may arrive split over two deltas
         usage: Usage | None = None
         finish_reason: str | None = None
         received = 0
@@ -162,7 +164,8 @@ class OpenAIChatClient:
                         if size > MAX_REPLY_CHARS:
                             raise ReplyTooLargeError(MAX_REPLY_MB)
                         if content:
-                            content = clean_text(content)
+                            content = masked.feed(clean_text(content))
+                        if content:
                             text.append(content)
                             yield TextDelta(content)
             except LLMError as exc:
@@ -195,7 +198,11 @@ class OpenAIChatClient:
                 f"The reply stream from {self._server} ended before the model finished it (no finish_reason); "
                 "the connection may have been cut."
             )
-        yield Completion("".join(text), calls.calls(), usage or Usage.not_reported(), finish_reason)
+        tail = masked.flush()
+        if tail:
+            text.append(tail)
+            yield TextDelta(tail)
+        yield Completion("".join(text), self._scrubbed(calls.calls()), usage or Usage.not_reported(), finish_reason)
         return None
 
     def _open_stream(self, request: ChatRequest, deadline: float) -> Any:
@@ -238,7 +245,7 @@ class OpenAIChatClient:
             ) from None
         if len(content) + sum(len(call.arguments) + len(call.name) for call in calls) > MAX_REPLY_CHARS:
             raise ReplyTooLargeError(MAX_REPLY_MB)
-        return Completion(clean_text(content), calls, usage, finish_reason)
+        return Completion(self._scrub(clean_text(content)), self._scrubbed(calls), usage, finish_reason)
 
     # -- retries ----------------------------------------------------------------------------------------
 
@@ -342,10 +349,11 @@ class OpenAIChatClient:
         return LLMError(f"{self._server_cap} answered {status}: {message}", status=status)
 
     def _scrub(self, text: str) -> str:
-        """Servers echo a wrong key back in their errors; it must never reach the screen."""
-        if len(self._secret) >= 3:  # shorter ones would mask innocent letters all over the message
-            text = text.replace(self._secret, "********")
-        return text
+        """Servers echo the key back, in their errors and even in replies; it must never reach the screen."""
+        return self._scrubber.text(text)
+
+    def _scrubbed(self, calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
+        return tuple(ToolCall(self._scrub(c.id), self._scrub(c.name), self._scrub(c.arguments)) for c in calls)
 
 
 def _retry_after(headers: Any) -> float | None:
