@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,11 +12,18 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import settings
 
-# The suite starts Python processes (the zygote, the start-up checks) that import the package and `openai`:
-# under PYTHONDONTWRITEBYTECODE each would compile them afresh (~0.3 s of CPU a process, 12 s a run). Python's
-# own cache, ignored by git, serves them instead.
+# The suite starts `agent` processes (signals, pipes, SIGKILL, start-up) that import the package and `openai`:
+# under PYTHONDONTWRITEBYTECODE each would compile them afresh (~0.3 s of CPU a process). Python's own cache,
+# ignored by git, serves them instead.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# A test run started as a background job of a non-interactive shell inherits SIGINT ignored, and so would every
+# `agent` it starts (Python leaves an ignored SIGINT ignored): its Ctrl-C tests would wait out their bound. A
+# command typed at a terminal has SIGINT at its default; a handler here is reset to that default in each child
+# at exec, as a shell resets it for a foreground job. In the test process it only restores pytest's own Ctrl-C.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # pytest puts only tests/ on sys.path; tests and bench/ both import `tests.support...` from the repo root.
 REPO_ROOT = str(Path(__file__).resolve().parents[1])
@@ -24,7 +32,6 @@ if REPO_ROOT not in sys.path:
 
 from tests.support.agents import MakeAgent, agent_settings  # noqa: E402
 from tests.support.scripted_server import ScriptedServer, unused_base_url  # noqa: E402
-from tests.support.warm import Zygote  # noqa: E402
 
 if TYPE_CHECKING:
     import openai
@@ -47,14 +54,6 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
     monkeypatch.setenv("AGENTCLI_HOME", str(tmp_path_factory.mktemp("home")))  # sessions: never the user's
-
-
-@pytest.fixture(scope="session")
-def zygote() -> Iterator[Zygote]:
-    """One warm process for the whole run, forking `agent` children for the tests of signals, pipes, terminals."""
-    started = Zygote()
-    yield started
-    started.close()
 
 
 @pytest.fixture

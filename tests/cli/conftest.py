@@ -1,6 +1,6 @@
-"""Run the `agent` command against the scripted server: in-process with Typer's CliRunner, or as a subprocess.
-
-In-process is the default; a subprocess is for what only a real process shows: signals, pipes, raw argv bytes.
+"""Run the `agent` command against the scripted server: in-process with Typer's CliRunner (`invoke`), and the
+environment for the few tests that start it as a process of its own (tests/support/processes.py): signals,
+pipes, a terminal, raw argv bytes.
 The CliRunner of the installed Typer (its vendored Click 8.3) keeps stdout and stderr apart: `result.stdout`,
 `result.stderr` (`result.output` is both, interleaved).
 """
@@ -8,8 +8,6 @@ The CliRunner of the installed Typer (its vendored Click 8.3) keeps stdout and s
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -22,7 +20,6 @@ from tests.support.scripted_server import ScriptedServer
 SECRET = "sk-test-SECRET-5678"
 
 Invoke = Callable[..., Result]
-RunAgent = Callable[..., subprocess.CompletedProcess[str]]
 
 
 def cli_env(server: ScriptedServer | None, **extra: str) -> dict[str, str | None]:
@@ -54,25 +51,5 @@ def invoke(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest
     def run(*args: str, input: str | bytes | None = None, env: Mapping[str, str | None] | None = None) -> Result:
         overrides = env if env is not None else cli_env(scripted_server)
         return runner.invoke(app, list(args), input=input, env=overrides, catch_exceptions=False)
-
-    return run
-
-
-@pytest.fixture
-def run_agent(scripted_server: ScriptedServer, workspace: Path) -> RunAgent:
-    """`run_agent("ask", "q", input=None, env=None)`: the CLI as a subprocess in `workspace`."""
-
-    def run(
-        *args: str, input: str | None = None, env: dict[str, str] | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "agentcli", *args],
-            cwd=workspace,
-            env=env if env is not None else agent_env(scripted_server),
-            input=input if input is not None else "",
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
 
     return run

@@ -1,7 +1,9 @@
-"""Approval on a real pseudo-terminal: `ask` shows the call and waits for y, n or Ctrl-C.
+"""Approval on a real pseudo-terminal: `ask` shows the call, takes a `y` typed into the terminal, and Ctrl-C
+typed at the next prompt interrupts the run.
 
-The agent (a child of the zygote, tests/support/warm.py) runs as a session leader whose controlling terminal is
-the pty, so Ctrl-C typed into it is a real SIGINT from the terminal driver, as at a keyboard.
+`agent` runs as a session leader whose controlling terminal is the pty (tests/support/processes.py), so Ctrl-C
+typed into it is a real SIGINT from the terminal driver, as at a keyboard. What the answers mean (y, yes, n,
+an empty line, end of input) and the refusal the model reads are tested in-process in test_approval.py.
 """
 
 from __future__ import annotations
@@ -14,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.cli.approval import REFUSAL
 from tests.cli.conftest import agent_env
+from tests.support.processes import start_agent
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
-from tests.support.warm import Zygote
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
@@ -28,9 +29,9 @@ BOUND = 30.0  # seconds: a bound against hangs, far above any real cost
 class Pty:
     """`agent ARGS` on a pseudo-terminal: read what it shows, type into it."""
 
-    def __init__(self, zygote: Zygote, args: list[str], cwd: Path, env: dict[str, str]) -> None:
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
         self.master, slave = os.openpty()
-        self.process = zygote.start(args, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, terminal=True)
+        self.process = start_agent(args, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, terminal=True)
         os.close(slave)
         self.shown = ""
 
@@ -65,36 +66,26 @@ class Pty:
         return bool(chunk)
 
 
-@pytest.fixture
-def terminal(zygote: Zygote, scripted_server: ScriptedServer, workspace: Path) -> Pty:
-    scripted_server.script = [tool_calls(("append_line", {"path": "log.txt", "line": "hello"})), text("tried")]
-    args = ["ask", "append hello to log.txt", "--no-judge", "--no-stream", "--tools", str(SAMPLE)]
-    return Pty(zygote, args, workspace, agent_env(scripted_server, TERM="xterm"))
-
-
-def test_answer_y_runs_the_call(terminal: Pty, workspace: Path) -> None:
+def test_y_runs_the_call_and_ctrl_c_at_the_next_prompt_interrupts(
+    scripted_server: ScriptedServer, workspace: Path
+) -> None:
+    # One turn with two calls that each need approval: the user allows the first and presses Ctrl-C at the second.
+    scripted_server.script = [
+        tool_calls(
+            ("append_line", {"path": "log.txt", "line": "hello"}), ("append_line", {"path": "log.txt", "line": "bye"})
+        ),
+        text("never asked"),
+    ]
+    args = ["ask", "append two lines to log.txt", "--no-judge", "--no-stream", "--tools", str(SAMPLE)]
+    terminal = Pty(args, workspace, agent_env(scripted_server, TERM="xterm"))
     shown = terminal.read_until("[y/N] ")
     assert 'Allow append_line(path="log.txt", line="hello")? [y/N] ' in shown
     terminal.type("y\r")
-    assert terminal.finish() == 0, terminal.shown
-    assert (workspace / "log.txt").read_text(encoding="utf-8") == "hello\n"
-    assert "ANSWER" in terminal.shown
-
-
-def test_answer_n_refuses_and_the_run_goes_on(terminal: Pty, scripted_server: ScriptedServer, workspace: Path) -> None:
-    terminal.read_until("[y/N] ")
-    terminal.type("n\r")
-    assert terminal.finish() == 0, terminal.shown
-    assert not (workspace / "log.txt").exists()
-    assert [m["content"] for m in scripted_server.requests[1]["messages"] if m["role"] == "tool"] == [REFUSAL]
-    assert "not run: append_line" in terminal.shown
-
-
-def test_ctrl_c_at_the_prompt_interrupts(terminal: Pty, scripted_server: ScriptedServer, workspace: Path) -> None:
-    terminal.read_until("[y/N] ")
+    terminal.read_until('line="bye")? [y/N] ')
+    assert (workspace / "log.txt").read_text(encoding="utf-8") == "hello\n"  # the first call ran when allowed
     terminal.type("\x03")
     assert terminal.finish() == 130, terminal.shown
     assert "interrupted at step 1, running tool append_line" in terminal.shown
     assert "Traceback" not in terminal.shown
-    assert not (workspace / "log.txt").exists()
+    assert (workspace / "log.txt").read_text(encoding="utf-8") == "hello\n"
     assert len(scripted_server.requests) == 1  # nothing more was asked of the model

@@ -1,7 +1,8 @@
 """`agent ask` as a user runs it: output modes, exit codes, configuration, the key kept secret.
 
-In-process through CliRunner; real processes only for Ctrl-C and a closed pipe (children of the zygote,
-tests/support/warm.py) and raw argv bytes (a fresh `python`, which decodes them).
+In-process through CliRunner; a real `agent` process only for what the CLI cannot be shown in-process:
+Ctrl-C (a real SIGINT while the model call is under way) and raw argv bytes (the interpreter decodes them).
+A closed pipe and a full disk are in test_output_errors.py.
 """
 
 from __future__ import annotations
@@ -10,14 +11,12 @@ import json
 import os
 import signal
 import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
 from tests.cli.conftest import SECRET, Invoke, agent_env, cli_env
+from tests.support.processes import AGENT, start_agent
 from tests.support.scripted_server import Reply, ScriptedServer, error, judge_pass, text, tool_calls, unused_base_url
-from tests.support.warm import PIPE, Zygote
 
 TASK = "read notes.txt and multiply the two numbers in it"
 HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
@@ -121,29 +120,27 @@ def test_a_server_that_is_down_is_exit_1_without_traceback(invoke: Invoke) -> No
     assert "Traceback" not in done.stderr
 
 
-def interrupt_while_waiting(
-    zygote: Zygote, server: ScriptedServer, workspace: Path, *args: str
-) -> tuple[int, str, str]:
-    """Run `agent ask q ARGS`, send SIGINT once the model call is under way; (exit code, stdout, stderr)."""
-    server.script = [text("too late").delayed(2 * HANG_S)]
-    proc = zygote.start(["ask", "q", *args], cwd=workspace, env=agent_env(server), stdout=PIPE, stderr=PIPE)
+def test_ctrl_c_ends_the_run_with_130_and_a_final_json_line(scripted_server: ScriptedServer, workspace: Path) -> None:
+    """SIGINT once the model call is under way (the server has the request: the child is waiting on it)."""
+    scripted_server.script = [text("too late").delayed(2 * HANG_S)]
+    args = ["ask", "q", "--no-judge", "--output", "json"]
+    env = agent_env(scripted_server)
+    proc = start_agent(args, cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for_request(server)
+        _wait_for_request(scripted_server)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=HANG_S)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    server.script = []  # the delayed reply may still be pending; nothing else is owed
-    return proc.wait(), out, err
-
-
-def test_ctrl_c_ends_the_run_with_130(zygote: Zygote, scripted_server: ScriptedServer, workspace: Path) -> None:
-    code, _out, err = interrupt_while_waiting(zygote, scripted_server, workspace, "--no-judge")
-    assert code == 130, err
+    scripted_server.script = []  # the delayed reply may still be pending; nothing else is owed
+    assert proc.returncode == 130, err
     assert "interrupted at step 1" in err
     assert "Traceback" not in err
+    final = json.loads(out.splitlines()[-1])
+    assert final["type"] == "final"
+    assert (final["status"], final["answer"]) == ("interrupted", None)
 
 
 def _wait_for_request(server: ScriptedServer, count: int = 1) -> None:
@@ -178,7 +175,7 @@ def test_configuration_mistakes_are_exit_2(invoke: Invoke, workspace: Path) -> N
 
 def test_undecodable_bytes_in_the_question_are_a_usage_error(scripted_server: ScriptedServer, workspace: Path) -> None:
     done = subprocess.run(
-        [sys.executable.encode(), b"-m", b"agentcli", b"ask", b"hi \xff there"],
+        [*(os.fsencode(part) for part in AGENT), b"ask", b"hi \xff there"],
         cwd=workspace,
         env=agent_env(scripted_server),
         capture_output=True,
@@ -194,35 +191,3 @@ def test_a_short_key_is_masked_too(scripted_server: ScriptedServer, invoke: Invo
     done = invoke("ask", "q", env=cli_env(scripted_server, LLM_API_KEY="abc"))
     assert done.exit_code == 1
     assert "abc" not in done.stdout + done.stderr
-
-
-def test_json_output_ends_with_final_even_when_interrupted(
-    zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
-) -> None:
-    code, out, err = interrupt_while_waiting(zygote, scripted_server, workspace, "--output", "json")
-    assert code == 130, err
-    final = json.loads(out.splitlines()[-1])
-    assert final["type"] == "final"
-    assert (final["status"], final["answer"]) == ("interrupted", None)
-
-
-def test_a_closed_pipe_is_not_an_error_message(
-    zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
-) -> None:
-    scripted_server.script = [text("x " * 20_000)]
-    with tempfile.TemporaryFile("w+") as err:  # a file, not a pipe: nothing it writes can block it
-        proc = zygote.start(
-            ["ask", "q", "--no-judge", "--output", "json"],
-            cwd=workspace,
-            env=agent_env(scripted_server),
-            stdout=PIPE,
-            stderr=err,
-        )
-        assert proc.stdout is not None
-        with proc.stdout:  # `| head -c 10`
-            assert len(proc.stdout.read(10)) == 10
-        proc.wait(HANG_S)
-        err.seek(0)
-        stderr = err.read()
-    assert "internal error" not in stderr
-    assert "Traceback" not in stderr

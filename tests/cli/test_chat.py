@@ -1,7 +1,7 @@
 """`agent chat`: piped input, memory across turns, the slash commands, Ctrl-C cancelling one turn.
 
 In-process through CliRunner (its stdin is a text wrapper over bytes, as a pipe's is); for Ctrl-C, a real
-process: a child of the zygote (tests/support/warm.py).
+`agent chat` process given a real SIGINT while it waits on the model.
 """
 
 from __future__ import annotations
@@ -9,12 +9,14 @@ from __future__ import annotations
 import os
 import select
 import signal
+import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 from tests.cli.conftest import Invoke, agent_env
+from tests.support.processes import start_agent
 from tests.support.scripted_server import ScriptedServer, text
-from tests.support.warm import PIPE, WarmProcess, Zygote
 
 HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
 
@@ -43,18 +45,17 @@ def test_eof_ends_the_session(invoke: Invoke) -> None:
     assert invoke("chat", input="").exit_code == 0
 
 
-def test_ctrl_c_cancels_the_turn_not_the_session(
-    zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
-) -> None:
+def test_ctrl_c_cancels_the_turn_not_the_session(scripted_server: ScriptedServer, workspace: Path) -> None:
     scripted_server.script = [text("slow").delayed(2 * HANG_S), text("second answer")]
     env = agent_env(scripted_server)
-    proc = zygote.start(["chat", "--no-judge"], cwd=workspace, env=env, stdin=PIPE, stdout=PIPE, stderr=PIPE)
+    pipe = subprocess.PIPE
+    proc = start_agent(["chat", "--no-judge"], cwd=workspace, env=env, stdin=pipe, stdout=pipe, stderr=pipe, text=True)
     try:
         assert proc.stdin is not None and proc.stderr is not None
         proc.stdin.write("first question\n")
         proc.stdin.flush()
         deadline = time.monotonic() + HANG_S
-        while not scripted_server.requests:
+        while not scripted_server.requests:  # the child is waiting on the model: that is when Ctrl-C counts
             assert time.monotonic() < deadline
             time.sleep(0.02)
         proc.send_signal(signal.SIGINT)
@@ -70,7 +71,7 @@ def test_ctrl_c_cancels_the_turn_not_the_session(
     assert [m["content"] for m in scripted_server.requests[1]["messages"][1:]] == ["second question"]
 
 
-def _read_until(proc: WarmProcess, needle: str) -> None:
+def _read_until(proc: subprocess.Popen[Any], needle: str) -> None:
     assert proc.stderr is not None
     fd = proc.stderr.fileno()
     os.set_blocking(fd, False)

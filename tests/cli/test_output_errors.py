@@ -1,13 +1,16 @@
 """An answer that cannot be written is not a success: a full disk, a reader that leaves early.
 
-The mapping is tested in-process; two tests show it on real file descriptors (a pipe cut after one byte,
-/dev/full as stdout), which only a separate process can have as its stdout: a child of the zygote
-(tests/support/warm.py), whose streams are made as the interpreter makes them, PYTHONUNBUFFERED included."""
+The mapping is tested in-process here, and writing to a cut pipe or a full disk, buffered or not, on real file
+descriptors in tests/render/test_output.py. Two `agent` processes show it end to end, with the streams the
+interpreter makes and its flush at exit: /dev/full as stdout while JSON lines stream (the first event fails),
+and a reader that leaves after one byte of a plain answer far larger than a pipe holds, under PYTHONUNBUFFERED
+(where a short write would otherwise drop the tail silently)."""
 
 from __future__ import annotations
 
 import errno
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -17,10 +20,11 @@ import typer
 from agentcli.cli.exits import EXIT_NO_ANSWER, guarded
 from agentcli.errors import ConfigError
 from tests.cli.conftest import agent_env
+from tests.support.processes import start_agent
 from tests.support.scripted_server import ScriptedServer, text
-from tests.support.warm import PIPE, Zygote
 
 BIG_ANSWER = "x" * 600_000  # far more than a pipe holds (64 kB)
+HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
 
 
 def raising(exc: BaseException) -> None:
@@ -54,45 +58,44 @@ def test_messages_quoting_outside_text_show_control_codes_escaped(capsys: pytest
     assert capsys.readouterr().err == "error: LLM_BASE_URL names http://\\x1b]52;c;aGk=\\x07evil/ from .env\n"
 
 
-def agent_args(kind: str) -> list[str]:
-    return ["ask", "q", "--no-judge", "--output", kind]
-
-
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
-@pytest.mark.parametrize("kind", ["plain", "json"])
-def test_a_full_disk_is_exit_1_saying_so(
-    kind: str, zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
-) -> None:
+def test_a_full_disk_is_exit_1_saying_so(scripted_server: ScriptedServer, workspace: Path) -> None:
     scripted_server.script = [text("The answer.")]
+    args = ["ask", "q", "--no-judge", "--output", "json"]
     with open("/dev/full", "w") as full:
-        env = agent_env(scripted_server)
-        proc = zygote.start(agent_args(kind), cwd=workspace, env=env, stdout=full, stderr=PIPE)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 1
+        proc = start_agent(
+            args, cwd=workspace, env=agent_env(scripted_server), stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    _, stderr = proc.communicate(timeout=HANG_S)
+    assert proc.returncode == 1, stderr
     assert stderr.splitlines()[-1] == "error: could not write the answer: no space left on device"
-    assert "internal error" not in stderr and "Exception ignored" not in stderr
+    assert "internal error" not in stderr and "Exception ignored" not in stderr and "Traceback" not in stderr
 
 
-# `head -c1` on a 3 MB answer: both ways stdout can be set up (PYTHONUNBUFFERED drops a short write's tail).
-@pytest.mark.parametrize(("kind", "unbuffered"), [("plain", "1"), ("json", "")])
-def test_a_reader_leaving_after_one_byte_is_exit_1_saying_so(
-    kind: str, unbuffered: str, zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
-) -> None:
+def test_a_reader_leaving_after_one_byte_is_exit_1_saying_so(scripted_server: ScriptedServer, workspace: Path) -> None:
+    """`agent ask q | head -c1`."""
     scripted_server.script = [text(BIG_ANSWER)]
-    with tempfile.TemporaryFile("w+") as err:  # a file: 3 MB of streamed text on stderr must not block
-        env = agent_env(scripted_server, PYTHONUNBUFFERED=unbuffered)
-        proc = zygote.start(agent_args(kind), cwd=workspace, env=env, stdout=PIPE, stderr=err)
+    env = agent_env(scripted_server, PYTHONUNBUFFERED="1")
+    with tempfile.TemporaryFile("w+") as err:  # a file: what goes to stderr must not block the child
+        proc = start_agent(
+            ["ask", "q", "--no-judge", "--output", "plain"],
+            cwd=workspace,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+        )
         try:
             assert proc.stdout is not None
             assert len(proc.stdout.read(1)) == 1
             proc.stdout.close()
-            code = proc.wait(timeout=60)
+            code = proc.wait(timeout=HANG_S)
         finally:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
         err.seek(0)
         stderr = err.read()
-    assert code == 1
+    assert code == 1, stderr
     assert stderr.splitlines()[-1] == "error: could not write the answer: the reader closed the pipe"
-    assert "Exception ignored" not in stderr
+    assert "internal error" not in stderr and "Exception ignored" not in stderr and "Traceback" not in stderr

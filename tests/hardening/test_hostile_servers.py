@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from agentcli.cli.app import app
+from tests.support.processes import start_agent, wait_with_peak_rss
 from tests.support.scripted_server import (
     Reply,
     ScriptedServer,
@@ -34,7 +34,6 @@ from tests.support.scripted_server import (
     tool_calls,
     trickle,
 )
-from tests.support.warm import Zygote
 
 RUN_LIMIT = 60.0
 """Seconds after which a run counts as hung: far above any real cost, so never a timing assertion."""
@@ -241,13 +240,10 @@ def test_a_hostile_server(scripted_server: ScriptedServer, workspace: Path, case
     assert "sk-test-SECRET-1234" not in result.output
 
 
-def test_an_endless_stream_keeps_memory_bounded(
-    zygote: Zygote, scripted_server: ScriptedServer, workspace: Path
-) -> None:
+def test_an_endless_stream_keeps_memory_bounded(scripted_server: ScriptedServer, workspace: Path) -> None:
     """1 MB deltas forever: the run ends at the size cap, and its peak RSS stays well under 300 MB.
 
-    The run is a process of its own (a child of the zygote, tests/support/warm.py): its peak RSS is the
-    kernel's figure for that process alone, counting from the zygote's pages it started with."""
+    The run is an `agent` process of its own: its peak RSS is the kernel's figure for that process alone."""
     scripted_server.script = [endless(1_000_000)]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_"))}
     env.update(
@@ -256,15 +252,15 @@ def test_an_endless_stream_keeps_memory_bounded(
     out = workspace.parent / "out.jsonl"
     with out.open("wb") as sink:
         args = ["ask", "q", "--no-judge", "--output", "json"]
-        proc = zygote.start(args, cwd=workspace, env=env, stdout=sink, stderr=sink)
-    try:
-        code = proc.wait(RUN_LIMIT)
-    except subprocess.TimeoutExpired:
+        proc = start_agent(args, cwd=workspace, env=env, stdout=sink, stderr=sink)
+    ended = wait_with_peak_rss(proc, RUN_LIMIT)
+    if ended is None:
         proc.kill()
         proc.wait()
         pytest.fail(f"the run did not end within {RUN_LIMIT} s")
+    code, peak_kb = ended
     lines = out.read_text(encoding="utf-8").splitlines()
     assert code == 1
     assert "larger than 8 MB" in lines[-2] and json.loads(lines[-1])["type"] == "final"
-    peak_mb = proc.maxrss_kb / 1024
+    peak_mb = peak_kb / 1024
     assert peak_mb < PEAK_RSS_LIMIT_MB, f"peak RSS {peak_mb:.0f} MB"

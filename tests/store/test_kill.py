@@ -1,53 +1,36 @@
-"""SIGKILL at many points of a scripted multi-step run: after each, the database opens, `sessions list` works,
-and `agent resume` reaches the scripted answer without running any tool call twice.
+"""A run killed at any point between two of its steps leaves a database that opens, a `sessions list` that
+works, and a session that `agent resume` finishes with the scripted answer, running no tool call twice.
 
-A kill point is "the N-th request a process sends": the server kills the child as the request arrives, so
-the child is always between two complete steps of its own (waiting on the model, never mid-tool) and every
-tool result it got is expected to be saved. Every process is forked from one warm process (tests/support/
-warm.py), so 50+ kills cost a few seconds. Chains kill resumed runs too: process 1 (`ask`) dies on its k1-th
-request, process 2 (`resume`) on its k2-th, and so on; the last resume runs to the end.
+A kill point is "the N-th request a process sends": the process is then blocked on the model, between two
+complete steps of its own (never mid-tool), and every tool result it got is expected to be saved. Two ways:
+
+- SIGKILL for real: the server kills the `agent` process as its N-th request arrives.
+- Every point, cheaply: as each request of an `agent` process arrives, the server copies the home (the
+  database with its WAL and shared-memory files) and the tally of tool calls. The process is blocked in a
+  socket read and SQLite wrote with write(2), so a copy holds exactly the bytes a SIGKILL at that moment
+  would have left; once the process has ended, its lease in each copy names a dead process, as after a kill.
+  Each copy is then resumed in-process. Copies of a resumed process give resumed runs killed at every point.
+
+Tool calls are counted by the task's own tool (`read_number`, from a `--tools` file), which appends a line to
+the tally each time it runs: every file must be read exactly once over all the runs that made the answer.
 """
 
 from __future__ import annotations
 
 import json
-import random
 import sqlite3
+from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
 from agentcli.store.db import Store
 from tests.store.conftest import ANSWER, FILES, REQUESTS, TASK, Task
 from tests.support.scripted_server import find_problem
-from tests.support.warm import Zygote
 
 RUNNER = CliRunner()
-SEED = 20261202
-
-
-KILLS = 50
-
-
-def chains() -> list[tuple[str, list[int]]]:
-    """(flags, the request each process in turn is killed on): KILLS kills over both streaming modes.
-
-    A process killed on its k-th request got k - 1 replies, each saved with the step it led to, so the chain
-    advances k - 1 requests per process. Killing every process on its 2nd request visits every point between
-    two steps of the task, the judge's included; random chains (kills before any progress: a resumed run
-    killed again at once) add the rest.
-    """
-    rng = random.Random(SEED)
-    found: list[tuple[str, list[int]]] = [("", [2] * (REQUESTS - 1)), ("--no-stream", [2] * (REQUESTS - 1))]
-    while sum(len(kills) for _, kills in found) < KILLS:
-        kills, progress = [], 0
-        while progress + (kill := rng.randint(1, 3)) - 1 < REQUESTS:
-            kills.append(kill)
-            progress += kill - 1
-        kills = kills[: KILLS - sum(len(planned) for _, planned in found)]  # the last resume goes on from there
-        found.append((("", "--no-stream")[len(found) % 2], kills))
-    return found
+ASK = ["ask", TASK, "--max-steps", "30"]
+RESUME = ["resume", "--max-steps", "30"]
 
 
 def check_after_kill(task: Task) -> None:
@@ -61,39 +44,8 @@ def check_after_kill(task: Task) -> None:
     assert session["status"] == "running" and session["question"] == TASK
 
 
-@pytest.fixture(scope="module")
-def opens_per_read(zygote: Zygote, tmp_path_factory: pytest.TempPathFactory) -> int:
-    """How many times one read_file call opens its file, from a run that is never killed."""
-    from tests.support.scripted_server import ScriptedServer
-
-    with ScriptedServer() as server:
-        task = Task(zygote, server, tmp_path_factory.mktemp("baseline"))
-        code, output = task.run("ask", TASK, "--max-steps", "30")
-    assert code == 0 and ANSWER in output, output
-    counts = set(task.opened().values())
-    assert len(counts) == 1 and set(task.opened()) == set(FILES)
-    return counts.pop()
-
-
-def test_the_chains_kill_often_enough() -> None:
-    assert sum(len(kills) for _, kills in chains()) >= KILLS
-
-
-@pytest.mark.parametrize(("flags", "kills"), chains(), ids=lambda value: str(value) or "stream")
-def test_a_killed_run_resumes_to_its_answer_running_no_tool_twice(
-    task: Task, opens_per_read: int, flags: str, kills: list[int]
-) -> None:
-    extra = [flags] if flags else []
-    command = ["ask", TASK, "--max-steps", "30", *extra]
-    for kill_at in kills:
-        code, output = task.run(*command, kill_at=kill_at)
-        assert task.switch.killed and code == -9, output  # chains() never plans a kill after the run's end
-        check_after_kill(task)
-        command = ["resume", "--max-steps", "30", *extra]
-    code, output = task.run(*command)
-    assert code == 0, output
-    assert output.rstrip().endswith(ANSWER)
-    assert task.opened() == dict.fromkeys(FILES, opens_per_read)  # every file read exactly once
+def check_the_answer(task: Task) -> None:
+    assert task.tallied() == dict.fromkeys(FILES, 1)  # every file read exactly once, over all the runs
     with Store.open(task.home / "sessions.db", create=False) as store:
         saved = store.load(store.resolve(None))
     assert saved.summary.status == "finished" and saved.statuses == ["finished"]
@@ -101,3 +53,37 @@ def test_a_killed_run_resumes_to_its_answer_running_no_tool_twice(
     results = [message["tool_call_id"] for message in saved.messages if message["role"] == "tool"]
     assert len(results) == len(set(results)) == 9
     assert saved.messages[-1] == {"role": "assistant", "content": ANSWER}
+
+
+def resume_every_copy(task: Task, copies: Path, flags: list[str]) -> int:
+    """Resume, in-process, what each copy in `copies` holds; each must reach the answer. How many there were."""
+    made = sorted(copies.iterdir())
+    for copy in made:
+        task.restore(copy)
+        check_after_kill(task)
+        done = task.resume_in_process(*RESUME[1:], *flags)
+        assert done.exit_code == 0, f"resumed from the copy at request {copy.name}:\n{done.output}"
+        assert done.stdout.rstrip().endswith(ANSWER)
+        check_the_answer(task)
+    return len(made)
+
+
+def test_a_run_killed_at_any_request_resumes_to_its_answer_running_no_tool_twice(task: Task, tmp_path: Path) -> None:
+    code, output = task.run(*ASK, copies=tmp_path / "copies")
+    assert code == 0 and output.rstrip().endswith(ANSWER), output
+    check_the_answer(task)  # the run itself, never killed
+    assert resume_every_copy(task, tmp_path / "copies", []) == REQUESTS
+
+
+def test_a_process_killed_then_its_resume_killed_at_any_request_reaches_the_answer(task: Task, tmp_path: Path) -> None:
+    """Without streaming (the test above streams): the same checkpoints, saved from whole replies."""
+    # SIGKILL for real, on the 3rd request: after the two parallel reads and the calculator.
+    code, output = task.run(*ASK, "--no-stream", kill_at=3)
+    assert task.switch.killed and code == -9, output
+    check_after_kill(task)
+    assert task.tallied() == {"a.txt": 1, "b.txt": 1}
+    # The resumed process finishes; a copy at each of its requests is a resumed run killed there.
+    code, output = task.run(*RESUME, "--no-stream", copies=tmp_path / "copies")
+    assert code == 0 and output.rstrip().endswith(ANSWER), output
+    check_the_answer(task)
+    assert resume_every_copy(task, tmp_path / "copies", ["--no-stream"]) == REQUESTS - 2
