@@ -1,11 +1,14 @@
 """Where sessions live: `$AGENTCLI_HOME`, else `$XDG_DATA_HOME/agentcli`, else `~/.local/share/agentcli`.
 
 The directory is private (0700) and so is every file in it (0600): sessions hold whole conversations.
+A file of ours is only ever a regular file: a symbolic link, a FIFO or a device planted at `sessions.db` or
+`history` is refused, never followed, opened or chmodded (as root, a link to /dev/null was made 0600).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 from pathlib import Path
@@ -44,11 +47,54 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+class NotRegularFile(OSError):
+    """A path of ours that holds something else than a regular file; `strerror` says what, and what to do."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(
+            errno.EINVAL,
+            f"it is {kind}, not a regular file, and agentcli neither follows nor opens such a thing there; remove "
+            "it, or set AGENTCLI_HOME to another directory",
+            str(path),
+        )
+
+
 def private_file(path: Path) -> None:
-    """Create `path` empty with mode 0600 if it does not exist; tighten it if it does. Raises OSError."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+    """Create `path` empty with mode 0600 if it does not exist; tighten it if it does. Raises OSError, and
+    NotRegularFile for anything but a regular file: looked at with lstat before any open, so a FIFO or a device
+    is never opened, then opened with O_NOFOLLOW and checked again, so nothing swapped in between is either."""
+    with contextlib.suppress(FileNotFoundError):
+        _require_regular(path, os.lstat(path).st_mode)
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
-        if stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+        fd = os.open(path, flags, PRIVATE_FILE)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # O_NOFOLLOW's answer for a link made since the lstat
+            raise NotRegularFile(path, "a symbolic link") from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        _require_regular(path, mode)
+        if stat.S_IMODE(mode) & 0o077:
             os.fchmod(fd, PRIVATE_FILE)
     finally:
         os.close(fd)
+
+
+def _require_regular(path: Path, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        raise NotRegularFile(path, _kind(mode))
+
+
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "something else")
