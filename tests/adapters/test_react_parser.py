@@ -1,4 +1,6 @@
-"""The react parser: a corpus of real-world replies, the hints, and properties over any text."""
+"""The react parser: a corpus of real-world replies and the hints.
+
+The properties both text parsers keep for any reply are in test_parser_properties.py."""
 
 from __future__ import annotations
 
@@ -6,11 +8,8 @@ import json
 from typing import Annotated
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 from pydantic import Field
 
-from agentcli.adapters.base import ModelTurn
 from agentcli.adapters.react_parser import parse_react
 from agentcli.adapters.text_protocol import clean_tool_name, cut_observation
 from agentcli.errors import FormatError
@@ -301,57 +300,3 @@ def test_cut_observation() -> None:
     assert cut_observation("a\nObservation: b") == ("a\n", True)
     assert cut_observation("a\n**Observation:** b") == ("a\n", True)
     assert cut_observation("a my observation: b") == ("a my observation: b", False)
-
-
-# Properties ---------------------------------------------------------------------------------------
-
-KEYWORDS = ["Thought:", "Action:", "Action Input:", "Observation:", "Final Answer:", "**Action:**", "Action："]
-PIECES = st.one_of(
-    st.sampled_from([*KEYWORDS, "\n", "\r\n", " ", "{", "}", '"', "```", "```json\n", "read_file", "\\u4e2d", "`"]),
-    st.text(max_size=12),
-    st.recursive(
-        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-        max_leaves=8,
-    ).map(lambda value: json.dumps(value, ensure_ascii=False)),
-)
-REPLIES = st.lists(PIECES, max_size=25).map("".join)
-MARKER = "ZQX-FAKE"
-
-
-def decode_or_error(text: str, tools: ToolRegistry | None) -> ModelTurn | None:
-    try:
-        return parse_react(text, "react_1", tools)
-    except FormatError as exc:
-        hint = exc.hint
-    assert hint
-    return None
-
-
-@given(st.text())
-def test_any_text_decodes_or_is_a_format_error(text: str) -> None:
-    decode_or_error(text, TOOLS)
-
-
-@given(REPLIES, st.sampled_from([TOOLS, None]))
-def test_protocol_like_text_decodes_or_is_a_format_error(text: str, tools: ToolRegistry | None) -> None:
-    turn = decode_or_error(text, tools)
-    if turn is None:
-        return
-    assert isinstance(turn, ModelTurn)
-    assert len(turn.tool_calls) <= 1
-    for tool_call in turn.tool_calls:
-        assert tool_call.name
-        assert tool_call.name == tool_call.name.strip()
-        arguments = json.loads(tool_call.arguments)
-        assert isinstance(arguments, dict) or tools is not None
-    assert parse_react(text, "react_1", tools) == turn  # pure
-
-
-@given(REPLIES.filter(lambda t: "ZQX" not in t), REPLIES, st.sampled_from(["\n", "\r\n", "\n\n"]))
-def test_final_answer_after_observation_is_never_accepted(before: str, after: str, newline: str) -> None:
-    text = f"{before}{newline}Observation: {after}\nFinal Answer: {MARKER}"
-    turn = decode_or_error(text, TOOLS)
-    if turn is not None:
-        assert MARKER not in turn.content
-        assert all(MARKER not in c.arguments for c in turn.tool_calls)
