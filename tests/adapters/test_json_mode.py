@@ -1,4 +1,6 @@
-"""Json mode: a corpus of real-world replies, the prompt, requests and folding, and properties over any text."""
+"""Json mode: a corpus of real-world replies, the prompt, requests and folding, and the shapes of a call.
+
+The properties both text parsers keep for any reply are in test_parser_properties.py."""
 
 from __future__ import annotations
 
@@ -289,74 +291,13 @@ def test_decode_ids_and_native_calls() -> None:
     assert adapter.decode(Completion("", native)).tool_calls == native
 
 
-# Properties ---------------------------------------------------------------------------------------
+# Properties (those both parsers keep are in test_parser_properties.py) -----------------------------
 
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=8,
 )
-OBJECTS = st.fixed_dictionaries(
-    {},
-    optional={
-        "thought": VALUES,
-        "action": st.sampled_from(["read_file", "add", "FINISH", "Final Answer", "", " x y "]) | VALUES,
-        "name": st.sampled_from(["read_file", "add", "note"]) | VALUES,
-        "arguments": VALUES,
-        "action_input": VALUES,
-        "params": VALUES,
-        "final_answer": VALUES,
-    },
-).map(lambda obj: json.dumps(obj, ensure_ascii=False))
-PIECES = st.one_of(
-    OBJECTS,
-    st.sampled_from(
-        ["```json\n", "```", "\n", "\r\n", "{", "}", '"', "Observation: ", "\nObservation: ", "Sure:", TOO_LONG]
-    ),
-    st.text(max_size=10),
-)
-REPLIES = st.lists(PIECES, max_size=12).map("".join)
-MARKER = "ZQX-FAKE"
-
-
-def decode_or_error(text: str, tools: ToolRegistry | None) -> ModelTurn | None:
-    try:
-        return parse_json_reply(text, "json_1", tools)
-    except FormatError as exc:
-        hint = exc.hint
-    assert hint
-    return None
-
-
-@given(st.text())
-def test_any_text_decodes_or_is_a_format_error(text: str) -> None:
-    decode_or_error(text, TOOLS)
-
-
-@given(REPLIES, st.sampled_from([TOOLS, None]))
-def test_json_like_text_decodes_or_is_a_format_error(text: str, tools: ToolRegistry | None) -> None:
-    turn = decode_or_error(text, tools)
-    if turn is None:
-        return
-    assert len(turn.tool_calls) <= 1
-    for tool_call in turn.tool_calls:
-        assert tool_call.name
-        assert tool_call.name == tool_call.name.strip()
-        arguments = json.loads(tool_call.arguments)
-        assert isinstance(arguments, dict) or tools is not None
-    if not turn.tool_calls:
-        assert turn.content.strip()
-
-
-@given(REPLIES.filter(lambda t: "ZQX" not in t), st.sampled_from(["\n", "\r\n"]))
-def test_final_answer_after_observation_is_never_accepted(before: str, newline: str) -> None:
-    text = f'{before}{newline}Observation: x\n{{"final_answer": "{MARKER}", "action": "{MARKER}"}}'
-    turn = decode_or_error(text, TOOLS)
-    if turn is not None:
-        assert MARKER not in turn.content
-        assert all(MARKER not in c.name + c.arguments for c in turn.tool_calls)
-
-
 NAMES = st.sampled_from(["read_file", "calculator", "add", "search_web"])
 ARGUMENTS = st.dictionaries(st.text(max_size=6), VALUES, max_size=4)
 
