@@ -59,15 +59,21 @@ class NotRegularFile(OSError):
         )
 
 
+_OPEN_FLAGS = (
+    os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+)
+"""As the file tools open: O_NOFOLLOW, O_NONBLOCK and O_NOCTTY (where the OS has them) for whatever is swapped in
+after the lstat: a link is not followed, a FIFO does not hang the open, a terminal is not made ours."""
+
+
 def private_file(path: Path) -> None:
     """Create `path` empty with mode 0600 if it does not exist; tighten it if it does. Raises OSError, and
     NotRegularFile for anything but a regular file: looked at with lstat before any open, so a FIFO or a device
-    is never opened, then opened with O_NOFOLLOW and checked again, so nothing swapped in between is either."""
+    is never opened, then opened with _OPEN_FLAGS and checked again, so anything swapped in between is refused."""
     with contextlib.suppress(FileNotFoundError):
         _require_regular(path, os.lstat(path).st_mode)
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
-        fd = os.open(path, flags, PRIVATE_FILE)
+        fd = os.open(path, _OPEN_FLAGS, PRIVATE_FILE)
     except OSError as exc:
         if exc.errno == errno.ELOOP:  # O_NOFOLLOW's answer for a link made since the lstat
             raise NotRegularFile(path, "a symbolic link") from None
