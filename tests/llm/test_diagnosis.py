@@ -7,6 +7,7 @@ import json
 import pytest
 
 from agentcli.errors import ContextLengthError, LLMError, RequestRejectedError, ToolsUnsupportedError
+from agentcli.llm.scripted import context_full
 from agentcli.llm.types import ChatRequest
 from tests.llm.conftest import MakeClient
 from tests.support.scripted_server import Reply, ScriptedServer, error, llama_cpp_validation_error, raw, text
@@ -126,3 +127,10 @@ def test_a_500_that_is_a_validation_error_is_not_retried_and_says_where(
     assert "refused the request as invalid (500: messages[1].content: Input should be a valid string)" in str(
         caught.value
     )
+
+
+def test_the_scripted_client_words_a_full_context_as_the_real_one_does() -> None:
+    failure = context_full().exception()
+    assert isinstance(failure, ContextLengthError) and failure.status == 400
+    assert str(failure).startswith("The conversation no longer fits the model's context window (")
+    assert "Start a new session (or /reset in a chat)" in str(failure)

@@ -35,7 +35,13 @@ from agentcli.errors import (
 )
 from agentcli.llm.assembly import ToolCallAssembler
 from agentcli.llm.bounds import MAX_REPLY_CHARS, MAX_REPLY_MB, reply_deadline
-from agentcli.llm.diagnosis import says_cannot_stream, says_context_is_full, says_tools_are_refused, validation_problem
+from agentcli.llm.diagnosis import (
+    context_full_message,
+    says_cannot_stream,
+    says_context_is_full,
+    says_tools_are_refused,
+    validation_problem,
+)
 from agentcli.llm.sanitize import Scrubber, clean, clean_text
 from agentcli.llm.types import (
     ChatRequest,
@@ -327,12 +333,8 @@ class OpenAIChatClient:
         if isinstance(exc, self._openai.APIConnectionError):
             return LLMError(f"Could not reach {self._server}: {message}")
         if status != 429 and says_context_is_full(whole, _server_code(exc)):  # before tools: see diagnosis.py
-            return ContextLengthError(
-                f"The conversation no longer fits the model's context window ({self._server} answered "
-                f"{status or 'with an error'}: {message}). Start a new session (or /reset in a chat), or ask for "
-                "less at once: read a smaller file, or a part of one.",
-                status=status,
-            )
+            answered = f"{self._server} answered {status or 'with an error'}: {message}"
+            return ContextLengthError(context_full_message(answered), status=status)
         if status is None:
             return LLMError(f"{self._server_cap} failed: {message}")
         if "tools" in request and status in TOOLS_REJECTED_STATUSES and says_tools_are_refused(whole):

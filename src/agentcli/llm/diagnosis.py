@@ -51,6 +51,14 @@ def says_context_is_full(message: str, code: str = "") -> bool:
     return code.lower() in _CONTEXT_CODES or _CONTEXT_WORDS.search(message) is not None
 
 
+def context_full_message(answered: str) -> str:
+    """What a ContextLengthError says: what happened, then what the user can do (`answered`: the server's words)."""
+    return (
+        f"The conversation no longer fits the model's context window ({answered}). Start a new session "
+        "(or /reset in a chat), or ask for less at once: read a smaller file, or a part of one."
+    )
+
+
 def says_tools_are_refused(message: str) -> bool:
     """The server refused `tools` (or function calling) itself, in words that say so."""
     lowered = message.lower()

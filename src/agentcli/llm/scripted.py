@@ -19,7 +19,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NoReturn, TypeAlias
 
-from agentcli.errors import LLMError, StreamCutError, ToolsUnsupportedError
+from agentcli.errors import ContextLengthError, LLMError, StreamCutError, ToolsUnsupportedError
+from agentcli.llm.diagnosis import context_full_message
 from agentcli.llm.types import ChatRequest, Completion, Message, TextDelta, ToolCall, Usage
 
 DEFAULT_USAGE = Usage(10, 5, 2)
@@ -194,6 +195,12 @@ def error(message: str, *, status: int | None = None) -> Failure:
 def tools_rejected(message: str = "this server does not support tools", *, status: int = 400) -> Failure:
     """The endpoint refused `tools`: ToolsUnsupportedError."""
     return Failure(ToolsUnsupportedError, f"The server rejected tool calling ({status}): {message}", status)
+
+
+def context_full(words: str = "This model's maximum context length is 4096 tokens.", *, status: int = 400) -> Failure:
+    """The conversation no longer fits the model's context window: ContextLengthError, worded as the client words it."""
+    message = context_full_message(f"the server at scripted answered {status}: {words}")
+    return Failure(ContextLengthError, message, status)
 
 
 def stream_cut(streamed: str = "") -> Failure:
