@@ -54,9 +54,9 @@ class TimedRecorder(SessionRecorder):
         self.spent += time.perf_counter() - started
         self.cpu += time.thread_time() - cpu
 
-    def moved(self, *args: Any) -> None:
+    def checkpoint(self, *args: Any) -> None:
         started, cpu = time.perf_counter(), time.thread_time()
-        super().moved(*args)
+        super().checkpoint(*args)
         self.spent += time.perf_counter() - started
         self.cpu += time.thread_time() - cpu
 
@@ -136,12 +136,9 @@ def fill(path: Path, count: int) -> None:
             messages = [{"role": "user", "content": question}, {"role": "assistant", "content": "42"}]
             store.save(
                 Checkpoint(
-                    summary.id,
                     summary,
-                    first=True,
-                    cut_messages=None,
-                    cut_runs=None,
-                    messages=[(position, json.dumps(message)) for position, message in enumerate(messages)],
+                    "bench",
+                    messages=[(mid, json.dumps(message)) for mid, message in enumerate(messages)],
                     run=(0, "finished", "{}"),
                     events=None,
                 )

@@ -5,9 +5,10 @@
         for event in agent.events("and divide them?"):   # remembers the first question
             print(event.to_dict())
 
-The Agent owns the Session (the conversation, its runs, what was learnt about the server); a Run is one
-question in progress, and the only thing that knows how far it got when the user stops it. A Recorder (the
-session store's, given by the CLI) sees every event and every move of every run; the engine never knows.
+The Agent owns the Session (the log, its runs, what was learnt about the server); a Run is one question in
+progress, and the only thing that knows how far it got when the user stops it. A Recorder (the session
+store's, given by the CLI) sees every event, and is told by the engine at every checkpoint; the engine knows
+no store.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from agentcli.config import Settings
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.judge import Judge
 from agentcli.engine.loop import Engine
-from agentcli.engine.policy import BeforeCall, allow_all
+from agentcli.engine.policy import BeforeCall, approved_only
 from agentcli.engine.session import Session
 from agentcli.engine.state import RunState, State
-from agentcli.events import Event, ModeSwitched, RunFinished, StreamingSwitchedOff, ToolCalled
+from agentcli.events import Event, RunFinished, ToolCalled
 from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.core.context import ToolContext
@@ -45,11 +46,15 @@ class RunResult:
 
 
 class Recorder(Protocol):
-    """Sees a run as it goes (to save it): every event, and the run state after every move."""
+    """Sees a run as it goes (to save it): every event, and every checkpoint of the engine."""
 
-    def event(self, session: Session, run: RunState, event: Event) -> None: ...
+    def event(self, session: Session, run: RunState, event: Event) -> None:
+        """An event the renderers are shown (kept for `sessions show`); the last one, RunFinished, ends the run."""
+        ...
 
-    def moved(self, session: Session, run: RunState) -> None: ...
+    def checkpoint(self, session: Session, run: RunState) -> None:
+        """The log and `run` hold a state the run can go on from."""
+        ...
 
     def stopped(self, session: Session, run: RunState, final: RunFinished) -> None:
         """The run ended without its last event: interrupted, or an error escaped the engine."""
@@ -78,19 +83,20 @@ class Run:
     def _drive(self) -> Generator[Event, None, None]:
         finished = False
         recorder, session = self._recorder, self._session
-        on_move = None if recorder is None else (lambda state: recorder.moved(session, state))
+        checkpoint = None if recorder is None else (lambda state: recorder.checkpoint(session, state))
         try:
-            for event in self._engine.run(session, self.state, on_move):
+            for event in self._engine.run(session, self.state, checkpoint):
                 if hasattr(event, "step"):
                     self._last = event
-                if isinstance(event, ModeSwitched | StreamingSwitchedOff):  # learnt about the server: for the session
-                    session.mode, session.streaming = self.state.mode, self.state.streaming
-                finished = finished or isinstance(event, RunFinished)
+                if isinstance(event, RunFinished):
+                    finished = True
+                    session.learn(self.state)  # what the run found out about the server holds for the next
                 if recorder is not None:
                     recorder.event(session, self.state, event)
                 yield event
         finally:
             if not finished:
+                session.learn(self.state)
                 session.forget(self.state)
                 if recorder is not None:  # an error escaping the engine is a failure; anything else a stop
                     failed = isinstance(sys.exc_info()[1], Exception)
@@ -100,6 +106,7 @@ class Run:
         """Stop the run and forget it; the final event says it was interrupted and what it had used."""
         self._events.close()
         self._session.forget(self.state)
+        self._session.learn(self.state)
         return self._stopped("interrupted")
 
     def _stopped(self, status: str) -> RunFinished:
@@ -129,7 +136,7 @@ class Agent:
         client: ChatClient | None = None,
         *,
         builtins: bool = True,
-        before_call: BeforeCall = allow_all,
+        before_call: BeforeCall = approved_only,
         recorder: Recorder | None = None,
     ) -> None:
         self.settings = settings
@@ -156,7 +163,7 @@ class Agent:
 
     @property
     def conversation(self) -> Conversation:
-        """The session's messages so far."""
+        """The session's log: every message so far, each with its id."""
         return self.session.conversation
 
     def start(self, question: str) -> Run:
@@ -184,7 +191,7 @@ class Agent:
         events = list(self.events(question))
         final = events[-1]
         assert isinstance(final, RunFinished)
-        messages = list(self.session.conversation.messages)
+        messages = list(self.session.view().messages)
         return RunResult(final.answer, final.status, final.steps, final.usage, events, messages)
 
     def reset(self) -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcli.adapters.base import ModelTurn
+from agentcli.adapters.base import ModelTurn, View
 from agentcli.adapters.folding import fold_messages
 from agentcli.adapters.json_mode import JSON, write_json_calls
 from agentcli.adapters.json_parser import find_object, parse_json_reply
@@ -237,7 +237,7 @@ def test_system_prompt_names_json_and_the_protocol() -> None:
 
 
 def test_request_shape() -> None:
-    request = TextAdapter(JSON, TOOLS).build_request("SYS", [{"role": "user", "content": "hi"}], TOOLS)
+    request = TextAdapter(JSON, TOOLS).build_request("SYS", View.of([{"role": "user", "content": "hi"}]), TOOLS)
     assert request == {
         "messages": [{"role": "system", "content": "SYS"}, {"role": "user", "content": "hi"}],
         "response_format": {"type": "json_object"},
@@ -285,7 +285,7 @@ def test_decode_ids_and_native_calls() -> None:
     adapter = TextAdapter(JSON, TOOLS)
     ids = [adapter.decode(Completion('{"action": "add", "params": {"a": 1, "b": 2}}')).tool_calls[0].id]
     assert adapter.decode(Completion('{"final_answer": "3"}')).tool_calls == ()
-    ids.append(adapter.decode(Completion('{"action": "read_file", "params": "x"}')).tool_calls[0].id)
+    ids.append(adapter.decode(Completion('{"action": "read_file", "params": "x"}'), 1).tool_calls[0].id)
     assert ids == ["json_1", "json_2"]
     native = (ToolCall("call_9", "add", "{}"),)
     assert adapter.decode(Completion("", native)).tool_calls == native

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from pydantic import Field
 
 from agentcli.adapters import MODES, NativeAdapter, make_adapter
-from agentcli.adapters.base import Adapter
+from agentcli.adapters.base import Adapter, View
 from agentcli.adapters.folding import fold_messages
 from agentcli.adapters.json_mode import JSON, write_json_calls
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
@@ -90,7 +90,7 @@ def test_system_prompt_without_tools_is_the_base() -> None:
 
 def test_request_shape() -> None:
     adapter = TextAdapter(REACT, TOOLS)
-    request = adapter.build_request("SYS", [{"role": "user", "content": "hi"}], TOOLS)
+    request = adapter.build_request("SYS", View.of([{"role": "user", "content": "hi"}]), TOOLS)
     assert set(request) == {"messages", "stop"}
     assert request["messages"] == [{"role": "system", "content": "SYS"}, {"role": "user", "content": "hi"}]
     assert request["stop"] == list(STOP_SEQUENCES)
@@ -137,7 +137,7 @@ def test_folding_a_native_multi_call_conversation() -> None:
         assistant_calls("Add them.", ("call_c", "calculator", '{"expr": "3+4+5"}')),
         tool("call_c", "12"),
     ]
-    request = TextAdapter(REACT, TOOLS).build_request("SYS", messages, TOOLS)
+    request = TextAdapter(REACT, TOOLS).build_request("SYS", View.of(messages), TOOLS)
     assert request["messages"] == [
         {"role": "system", "content": "SYS"},
         {"role": "user", "content": "Sum the numbers in a.txt and b.txt"},
@@ -193,7 +193,7 @@ class Script:
         self.system = adapter.system_prompt(BASE_SYSTEM_PROMPT, TOOLS)
 
     def request(self) -> None:
-        self.requests.append(self.adapter.build_request(self.system, self.messages, TOOLS))
+        self.requests.append(self.adapter.build_request(self.system, View.of(self.messages), TOOLS))
 
     def user(self, text: str) -> None:
         self.messages.append({"role": "user", "content": text})
@@ -297,14 +297,19 @@ def test_folding_is_pure(writer: Any) -> None:
 # Decoding -----------------------------------------------------------------------------------------
 
 
-def test_decode_ids_count_tool_calls_only() -> None:
+def test_decode_ids_count_the_calls_the_log_holds_and_the_adapter_keeps_nothing() -> None:
     adapter = TextAdapter(REACT, TOOLS)
     first = adapter.decode(Completion('Action: calculator\nAction Input: {"expr": "1"}'))
-    adapter.decode(Completion("Final Answer: 1"))
+    adapter.decode(Completion("Final Answer: 1"), 1)
     with pytest.raises(FormatError):
-        adapter.decode(Completion("Action: calculator"))
-    second = adapter.decode(Completion("Action: read_file\nAction Input: a.txt"))
-    assert [first.tool_calls[0].id, second.tool_calls[0].id] == ["react_1", "react_2"]
+        adapter.decode(Completion("Action: calculator"), 1)
+    second = adapter.decode(Completion("Action: read_file\nAction Input: a.txt"), 1)
+    again = adapter.decode(Completion("Action: read_file\nAction Input: a.txt"), 1)
+    assert [first.tool_calls[0].id, second.tool_calls[0].id, again.tool_calls[0].id] == [
+        "react_1",
+        "react_2",
+        "react_2",
+    ]
     assert second.tool_calls[0].arguments == '{"path": "a.txt"}'
     assert (
         TextAdapter(REACT, TOOLS).decode(Completion("Action: calculator\nAction Input: 1")).tool_calls[0].id

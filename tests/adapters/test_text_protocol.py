@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcli.adapters import make_adapter
+from agentcli.adapters.base import View
 from agentcli.adapters.json_mode import JSON
 from agentcli.adapters.react import REACT, STOP_SEQUENCES
 from agentcli.adapters.text_protocol import (
@@ -59,11 +60,14 @@ def test_one_adapter_differs_only_by_its_protocol(protocol: TextProtocol, extras
     adapter = make_adapter(cast(ModeName, protocol.name), TOOLS)
     assert isinstance(adapter, TextAdapter)
     assert adapter.protocol is protocol
-    first = adapter.build_request("SYS", [{"role": "user", "content": "q"}], TOOLS)
+    first = adapter.build_request("SYS", View.of([{"role": "user", "content": "q"}]), TOOLS)
     assert first == {"messages": [{"role": "system", "content": "SYS"}, {"role": "user", "content": "q"}], **extras}
     for value in first.values():  # a request is the caller's to change: the next one is unaffected
         value.clear()
-    assert adapter.build_request("SYS", [], TOOLS) == {"messages": [{"role": "system", "content": "SYS"}], **extras}
+    assert adapter.build_request("SYS", View.of([]), TOOLS) == {
+        "messages": [{"role": "system", "content": "SYS"}],
+        **extras,
+    }
 
 
 def test_call_ids_are_named_after_the_protocol() -> None:
@@ -71,7 +75,7 @@ def test_call_ids_are_named_after_the_protocol() -> None:
     react_call = react.decode(Completion("Action: ping\nAction Input: {}")).tool_calls[0]
     json_call = json_adapter.decode(Completion('{"action": "ping"}')).tool_calls[0]
     assert (react_call.id, json_call.id) == ("react_1", "json_1")
-    assert react.decode(Completion("Action: ping\nAction Input:")).tool_calls[0].id == "react_2"
+    assert react.decode(Completion("Action: ping\nAction Input:"), 1).tool_calls[0].id == "react_2"
 
 
 def test_registry_get() -> None:

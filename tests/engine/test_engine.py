@@ -1,8 +1,9 @@
 """The engine's logic on the in-process scripted client; its wire behaviour end to end over real HTTP.
 
-Logic (tool calls, guards, the judge, memory, limits) runs against `llm`, which validates every request like the
-server does. The tests marked "over HTTP" go through the real openai client and the scripted server: streaming,
-retries, usage parsing, broken responses.
+Logic (tool calls, guards, the judge, memory, limits, how a failing model ends a run) runs against `llm`, which
+validates every request like the server does. The few tests marked "over HTTP" go through the real openai
+client and the scripted server: a run end to end, streaming, a retry, a server that is down, a stream cut
+mid-way. What the client makes of each broken response is tested in tests/llm/.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 
+from agentcli.engine.conversation import check_pairing
 from agentcli.events import Event, JudgeVerdict, ModelTextDelta, ToolReturned, UsageReported
 from agentcli.llm.scripted import (
     ScriptedClient,
@@ -40,7 +42,7 @@ def failure_reason(events: list[Event]) -> str:
     return reason
 
 
-# -- end to end over HTTP: the real client's streaming, retries, usage and errors --
+# -- end to end over HTTP: the real client's streaming, a retry, usage and errors --
 
 
 def test_two_tools_in_sequence_over_http(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
@@ -70,13 +72,6 @@ def test_text_is_streamed_as_deltas(scripted_server: ScriptedServer, make_agent:
     assert scripted_server.requests[0]["stream_options"] == {"include_usage": True}
 
 
-def test_500_then_ok_is_retried(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [wire.error(500, "boom"), wire.text("fine")]
-    result = make_agent(max_retries=2).run("q")
-    assert result.answer == "fine"
-    assert len(scripted_server.requests) == 2
-
-
 def test_429_honours_retry_after(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
     scripted_server.script = [wire.error(429, "slow down", headers={"Retry-After": "1"}), wire.text("fine")]
     result = make_agent(max_retries=2).run("q")
@@ -86,26 +81,10 @@ def test_429_honours_retry_after(scripted_server: ScriptedServer, make_agent: Ma
     assert [e.to_dict()["seconds"] for e in result.events if e.type == "waiting"] == [1.0]
 
 
-def test_errors_after_retries_fail_the_run_with_the_servers_message(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
-) -> None:
-    scripted_server.script = [wire.error(503, "overloaded"), wire.error(503, "overloaded")]
-    result = make_agent(max_retries=1).run("q")
-    assert result.status == "failed"
-    reason = failure_reason(result.events)
-    assert "503" in reason and "overloaded" in reason
-
-
 def test_a_server_that_is_down(make_agent: MakeAgent) -> None:
     result = make_agent(base_url=unused_base_url()).run("q")
     assert result.status == "failed"
     assert "Could not reach" in failure_reason(result.events)
-
-
-def test_a_garbled_response_body_fails_cleanly(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    scripted_server.script = [wire.raw("<html>bad gateway</html>", status=502, content_type="text/html")]
-    result = make_agent().run("q")
-    assert result.status == "failed"
 
 
 def test_a_stream_cut_mid_way_is_asked_again_once(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
@@ -116,32 +95,6 @@ def test_a_stream_cut_mid_way_is_asked_again_once(scripted_server: ScriptedServe
     result = make_agent(max_steps=1).run("q")
     assert result.answer == "whole answer"  # the lost reply did not count against --max-steps
     assert [e.type for e in result.events].count("step_retried") == 1
-
-
-def test_a_stream_without_an_ending_is_asked_again_like_a_cut(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
-) -> None:
-    def chunk(piece: str) -> str:
-        choice = {"index": 0, "delta": {"content": piece}, "finish_reason": None}
-        body = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m", "choices": [choice]}
-        return f"data: {json.dumps(body)}\n\n"
-
-    body = chunk("Half an ") + chunk("answer")  # and then the server just closes: no finish_reason, no [DONE]
-    scripted_server.script = [wire.raw(body, content_type="text/event-stream")] * 2
-    result = make_agent().run("q")
-    assert result.status == "failed"
-    assert [e.type for e in result.events].count("step_retried") == 1
-    assert "ended before the model finished" in failure_reason(result.events)
-
-
-def test_a_page_that_is_not_a_stream_points_at_the_base_url(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
-) -> None:
-    scripted_server.script = [wire.raw("<html>welcome</html>", content_type="text/html")]
-    result = make_agent().run("q")
-    assert result.status == "failed"
-    assert len(scripted_server.requests) == 1
-    assert "LLM_BASE_URL" in failure_reason(result.events)
 
 
 # -- engine logic, in-process --
@@ -337,8 +290,8 @@ def test_an_interrupted_turn_leaves_no_trace(llm: ScriptedClient, make_scripted_
         if isinstance(event, ToolReturned):
             break
     run.interrupt()  # what Ctrl-C does
-    assert len(agent.conversation) == 0
-    agent.conversation.check_pairing()
+    assert agent.session.view().messages == []
+    check_pairing(agent.session.view().messages)
     agent.run("second")  # the next request is valid (the client checks the pairing) and starts afresh
     assert [m["content"] for m in llm.requests[-1]["messages"][1:]] == ["second"]
 
@@ -376,3 +329,27 @@ def test_the_judge_sees_earlier_exchanges_of_a_chat(llm: ScriptedClient, make_sc
     assert second_judge.startswith("Earlier in this conversation:\nUser: multiply the numbers in notes.txt\n")
     assert "Assistant: 6 * 7 = 42" in second_judge
     assert second_judge.endswith("Request:\nand divide them?\n\nDraft answer:\n6 / 7 = 0.857")
+
+
+# -- a model that fails, in-process (what the client makes of each failure: tests/llm/) --
+
+
+def test_an_error_after_the_clients_retries_fails_the_run_with_its_message(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    llm.script = [error("The server at 127.0.0.1:9 answered 503: overloaded", status=503)]
+    result = make_scripted_agent().run("q")
+    assert result.status == "failed"
+    reason = failure_reason(result.events)
+    assert "503" in reason and "overloaded" in reason
+
+
+def test_a_reply_that_is_not_a_completion_fails_the_run_with_the_clients_message(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    # What the client says of a page that is not a chat completion (tests/llm/test_llm_client.py pins it).
+    llm.script = [error("The server did not answer with a chat-completion stream; check LLM_BASE_URL.", status=200)]
+    result = make_scripted_agent().run("q")
+    assert result.status == "failed"
+    assert len(llm.requests) == 1  # not asked again
+    assert "LLM_BASE_URL" in failure_reason(result.events)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentcli.engine.conversation import Conversation
+from agentcli.engine.conversation import Conversation, Entry, answered, check_pairing, pairing
 from agentcli.engine.state import TERMINAL, TRANSITIONS, RunState, State
 from agentcli.errors import InvariantError
 from agentcli.llm.types import ToolCall
@@ -45,8 +45,9 @@ def test_a_well_paired_conversation_passes() -> None:
     conv.add_tool_result("a", "1")
     conv.add_tool_result("b", "2")
     conv.add_assistant("done")
-    conv.check_pairing()
-    assert conv.messages[1]["content"] is None  # an empty thought is sent as null, as the API expects
+    check_pairing(conv.messages)
+    # No text: no `content` key at all; llama-cpp-python refuses null, and no server refuses absence.
+    assert "content" not in conv.messages[1]
 
 
 @pytest.mark.parametrize(
@@ -63,13 +64,32 @@ def test_pairing_violations_fail_loudly(build: object, problem: str) -> None:
     conv.add_user("q")
     build(conv)  # type: ignore[operator]
     with pytest.raises(InvariantError, match=problem):
-        conv.check_pairing()
+        check_pairing(conv.messages)
 
 
-def test_rollback_is_the_only_way_out() -> None:
+def test_the_log_is_append_only_and_a_view_leaves_out_what_was_taken_back() -> None:
     conv = Conversation()
     conv.add_user("q")
-    mark = len(conv)
     conv.add_assistant("", calls("a"))
-    conv.rollback(mark)
-    assert list(conv.messages) == [{"role": "user", "content": "q"}]
+    conv.add_user("again")
+    view = conv.view([range(1, 2)])
+    assert [entry.id for entry in conv.entries] == [0, 1, 2] and len(conv.messages) == 3
+    assert list(view.ids) == [0, 2] and [m["content"] for m in view.messages] == ["q", "again"]
+    assert [entry.id for entry in conv.since(1)] == [1, 2] and conv.next_id == 3
+
+
+def test_ids_read_back_keep_their_gaps() -> None:
+    conv = Conversation.from_entries([Entry(0, {"role": "user", "content": "q"}), Entry(5, {"role": "user"})])
+    conv.add_user("next")
+    assert [entry.id for entry in conv.entries] == [0, 5, 6] and [e.id for e in conv.since(3)] == [5, 6]
+
+
+def test_one_pairing_walk_says_where_a_log_stops_being_answerable() -> None:
+    conv = Conversation()
+    conv.add_user("q")
+    conv.add_assistant("", calls("a", "b"))
+    conv.add_tool_result("a", "1")
+    assert pairing(conv.messages) == (1, "tool calls ['b'] are not answered yet", True)
+    assert answered(conv.messages) == conv.messages[:1]
+    conv.add_user("interrupting")
+    assert pairing(conv.messages).waiting_only is False

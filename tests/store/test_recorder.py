@@ -54,14 +54,18 @@ def test_a_stopped_run_stays_resumable_until_the_next_question_replaces_it(
         if isinstance(event, ToolReturned):
             break
     final = run.interrupt()
-    assert final.status == "interrupted" and agent.conversation.messages == []
+    assert final.status == "interrupted" and agent.session.view().messages == []
     saved = saved_session()
     assert saved.statuses == ["interrupted"] and last_status(saved) == "interrupted"
     assert [message["role"] for message in saved.messages] == ["user", "assistant", "tool"]
-    agent.run("something else")  # as in a chat: the stopped turn is gone from memory, and now from the file
+    agent.run("something else")  # as in a chat: the stopped turn leaves what is sent, and the log keeps it
     saved = saved_session()
-    assert [run.question for run in saved.runs] == ["something else"] and saved.statuses == ["finished"]
-    assert saved.messages == list(agent.conversation.messages)
+    assert [run.question for run in saved.runs] == ["read it", "something else"]
+    assert saved.statuses == ["interrupted", "finished"]
+    assert saved.messages == list(agent.conversation.messages)  # append-only: nothing was cut
+    again = to_session(saved, keep_last=False)
+    assert [run.withdrawn for run in again.runs] == [True, False]
+    assert again.view().messages == agent.session.view().messages
 
 
 def test_a_run_stopped_between_two_calls_runs_only_the_unanswered_one(

@@ -180,4 +180,4 @@ def test_ctrl_c_inside_the_policy_interrupts_the_run_and_leaves_no_trace(
     agent = make_agent(before_call=interrupted)
     with pytest.raises(KeyboardInterrupt):
         list(agent.events("add"))
-    assert agent.conversation.messages == []
+    assert agent.session.view().messages == []

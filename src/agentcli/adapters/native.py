@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from agentcli.adapters.base import ModelTurn
-from agentcli.llm.types import ChatRequest, Completion, Message
+from agentcli.adapters.base import ModelTurn, View
+from agentcli.llm.types import ChatRequest, Completion
 from agentcli.tools.core.registry import ToolRegistry
 
 
@@ -17,12 +15,12 @@ class NativeAdapter:
     def system_prompt(self, base: str, tools: ToolRegistry) -> str:
         return base
 
-    def build_request(self, system_prompt: str, messages: Sequence[Message], tools: ToolRegistry) -> ChatRequest:
-        request: ChatRequest = {"messages": [{"role": "system", "content": system_prompt}, *messages]}
+    def build_request(self, system_prompt: str, view: View, tools: ToolRegistry) -> ChatRequest:
+        request: ChatRequest = {"messages": [{"role": "system", "content": system_prompt}, *view.messages]}
         if len(tools):
             request["tools"] = tools.openai_tools()
             request["tool_choice"] = "auto"
         return request
 
-    def decode(self, completion: Completion) -> ModelTurn:
+    def decode(self, completion: Completion, calls_so_far: int = 0) -> ModelTurn:
         return ModelTurn(completion.content, completion.tool_calls)

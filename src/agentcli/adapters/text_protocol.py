@@ -11,14 +11,14 @@ import copy
 import json
 import re
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agentcli.adapters.base import ModelTurn
+from agentcli.adapters.base import ModelTurn, View
 from agentcli.adapters.folding import CallWriter, fold_messages
 from agentcli.adapters.prompts import TOOLS_HEADER
-from agentcli.llm.types import ChatRequest, Completion, Message
+from agentcli.llm.types import ChatRequest, Completion
 from agentcli.tools.core.registry import Tool, ToolRegistry
 from agentcli.tools.core.schema import describe_parameters, parameter_facts
 
@@ -48,24 +48,21 @@ class TextAdapter:
         self.protocol = protocol
         self.name = protocol.name
         self.tools = tools
-        self._calls = 0
 
     def system_prompt(self, base: str, tools: ToolRegistry) -> str:
         if not len(tools):
             return f"{base}\n\n{self.protocol.without_tools}" if self.protocol.without_tools else base
         return f"{base}\n\n{TOOLS_HEADER}\n{tool_list(tools)}\n\n{self.protocol.instructions}"
 
-    def build_request(self, system_prompt: str, messages: Sequence[Message], tools: ToolRegistry) -> ChatRequest:
-        folded = fold_messages(messages, self.protocol.write_calls)
+    def build_request(self, system_prompt: str, view: View, tools: ToolRegistry) -> ChatRequest:
+        folded = fold_messages(view.messages, self.protocol.write_calls)
         extras = copy.deepcopy(dict(self.protocol.request_extras))  # a request never shares a list with the next
         return {"messages": [{"role": "system", "content": system_prompt}, *folded], **extras}
 
-    def decode(self, completion: Completion) -> ModelTurn:
+    def decode(self, completion: Completion, calls_so_far: int = 0) -> ModelTurn:
         if completion.tool_calls:  # a server that parsed a call itself: take it as it is
             return ModelTurn(completion.content, completion.tool_calls)
-        turn = self.protocol.parse(completion.content, f"{self.name}_{self._calls + 1}", self.tools)
-        self._calls += len(turn.tool_calls)
-        return turn
+        return self.protocol.parse(completion.content, f"{self.name}_{calls_so_far + 1}", self.tools)
 
 
 def tool_list(tools: ToolRegistry) -> str:

@@ -55,7 +55,7 @@ def resume(
     saving = recorder(settings, options, store)
     session = to_session(saved, keep_last=True)
     if saving is not None:
-        saving.adopt(session, saved)
+        saving.adopt(session)  # a run another process is still running is never resumed
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
     approval = Approval(yes=options.yes, renderer=renderer)
     with Agent(settings, options.extra_tools(), before_call=approval, recorder=saving) as agent:

@@ -78,16 +78,14 @@ def make_agent(settings: Settings, options: RunOptions, **extra: Any) -> Agent:
     store = open_store()
     saved = find_session(store, reference)
     saving = recorder(settings, options, store)
-    agent = Agent(settings, recorder=saving, **extra)
-    session = to_session(saved, keep_last=False)
     # The options speak for the new runs; what an `auto` session learnt (react) still holds.
-    session.mode = "react" if settings.mode == "auto" and session.mode == "react" else settings.mode
-    session.streaming = settings.stream
-    agent.session = session
+    session = to_session(saved, keep_last=False, mode=settings.mode, streaming=settings.stream)
     if saving is None:
         store.close()
     else:
-        saving.adopt(agent.session, saved)
+        saving.adopt(session)  # before anything runs: a session another process is running is refused here
+    agent = Agent(settings, recorder=saving, **extra)
+    agent.session = session
     if last_status(saved) in UNFINISHED:
         sys.stderr.write(
             f"note: the unfinished last run of session {saved.summary.id} is left out "

@@ -1,74 +1,145 @@
-"""The Conversation: OpenAI-shaped messages, append-only, with the pairing rule checked before every request."""
+"""The session's log: OpenAI-shaped messages with stable ids, append-only; the View of it that the model is sent;
+and the pairing rule, walked in one place.
+
+    Conversation   every message ever said in the session, each an Entry(id, message); never rewritten
+    View           what one request sends: today every message of the runs that were not taken back
+
+A run taken back (interrupted in a chat) stays in the log: the View leaves its messages out. Compaction will
+make the View send stubs and summaries for older turns; the log, and so what was said, stays as it was.
+"""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
 
+from agentcli.adapters.base import View
 from agentcli.errors import InvariantError
 from agentcli.llm.types import Message, ToolCall
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One message of the log and its id: its place in the log, which no later change can move."""
+
+    id: int
+    message: Message
 
 
 class Conversation:
     """The messages of a session, without the system prompt (it is prepended per request, never stored)."""
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
-        self._messages: list[Message] = [dict(message) for message in messages]
+        self._entries: list[Entry] = []
+        for message in messages:
+            self._append(dict(message))
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[Entry]) -> Conversation:
+        """A log read back, its ids as they were (a damaged entry left out leaves a gap, not a shift)."""
+        conversation = cls()
+        conversation._entries = sorted(entries, key=lambda entry: entry.id)
+        return conversation
 
     @property
-    def messages(self) -> Sequence[Message]:
-        return self._messages
+    def entries(self) -> Sequence[Entry]:
+        return self._entries
+
+    @property
+    def messages(self) -> list[Message]:
+        """Every message of the log, in order (what was said, including runs taken back)."""
+        return [entry.message for entry in self._entries]
 
     def __len__(self) -> int:
-        return len(self._messages)
+        return len(self._entries)
+
+    @property
+    def next_id(self) -> int:
+        """The id the next message gets."""
+        return self._entries[-1].id + 1 if self._entries else 0
+
+    def since(self, first: int) -> Sequence[Entry]:
+        """The entries whose id is `first` or later."""
+        return self._entries[bisect.bisect_left(self._entries, first, key=lambda entry: entry.id) :]
 
     def add_user(self, content: str) -> None:
-        self._messages.append({"role": "user", "content": content})
+        self._append({"role": "user", "content": content})
 
     def add_assistant(self, content: str, tool_calls: Sequence[ToolCall] = ()) -> None:
-        message: Message = {"role": "assistant", "content": content}
+        message: Message = {"role": "assistant"}
+        # A message with calls and no text has no `content` key: some servers refuse `null`, none refuse absence.
+        if content or not tool_calls:
+            message["content"] = content
         if tool_calls:
-            message["content"] = content or None
             message["tool_calls"] = [
-                {
-                    "id": call.id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": call.arguments},
-                }
+                {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
                 for call in tool_calls
             ]
-        self._messages.append(message)
+        self._append(message)
 
     def add_tool_result(self, call_id: str, content: str) -> None:
-        self._messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
+        self._append({"role": "tool", "tool_call_id": call_id, "content": content})
 
     def answered(self) -> set[str]:
         """The ids of the tool calls that already have a result (a resumed run does not run them again)."""
-        return {str(message.get("tool_call_id")) for message in self._messages if message["role"] == "tool"}
+        return {str(entry.message.get("tool_call_id")) for entry in self._entries if entry.message["role"] == "tool"}
 
     def call_ids(self) -> set[str]:
         """Every tool-call id asked for so far."""
-        return {call["id"] for message in self._messages for call in message.get("tool_calls") or ()}
+        return {call["id"] for entry in self._entries for call in entry.message.get("tool_calls") or ()}
 
-    def rollback(self, length: int) -> None:
-        """Drop what an interrupted turn added: the only way anything leaves the Conversation."""
-        del self._messages[length:]
+    def view(self, hidden: Iterable[range] = ()) -> View:
+        """The log without the ids in `hidden` (the runs taken back)."""
+        gaps = [gap for gap in hidden if gap]
+        kept = [entry for entry in self._entries if not any(entry.id in gap for gap in gaps)]
+        return View([entry.message for entry in kept], [entry.id for entry in kept])
 
-    def check_pairing(self) -> None:
-        """Every assistant tool call is answered by exactly one tool message, in order, before anything else."""
-        waiting: list[str] = []
-        for position, message in enumerate(self._messages):
-            role = message["role"]
-            if role == "tool":
-                if not waiting or message.get("tool_call_id") != waiting[0]:
-                    expected = waiting[0] if waiting else "no tool result"
-                    raise InvariantError(
-                        f"message {position}: tool result for {message.get('tool_call_id')!r}, expected {expected}"
-                    )
-                waiting.pop(0)
-                continue
-            if waiting:
-                raise InvariantError(f"message {position}: tool calls {waiting} were never answered")
-            if role == "assistant":
-                waiting = [call["id"] for call in message.get("tool_calls") or ()]
-        if waiting:
-            raise InvariantError(f"tool calls {waiting} are not answered yet")
+    def _append(self, message: Message) -> None:
+        self._entries.append(Entry(self.next_id, message))
+
+
+class Pairing(NamedTuple):
+    end: int
+    """How many leading messages keep the rule."""
+    problem: str | None
+    """What breaks it after them; None when nothing does."""
+    waiting_only: bool
+    """The only problem is calls at the very end still waiting for results (a run stopped mid-step)."""
+
+
+def pairing(messages: Sequence[Message]) -> Pairing:
+    """The pairing rule, walked once: every assistant tool call is answered by exactly one tool message, in
+    order, before anything else. Behind the check before every request, the cut of a run killed mid-step,
+    and the check of a session read back."""
+    end, waiting = 0, list[str]()
+    for position, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            if not waiting or message.get("tool_call_id") != waiting[0]:
+                expected = waiting[0] if waiting else "no tool result"
+                found = message.get("tool_call_id")
+                return Pairing(end, f"message {position}: tool result for {found!r}, expected {expected}", False)
+            waiting.pop(0)
+        elif waiting:
+            return Pairing(end, f"message {position}: tool calls {waiting} were never answered", False)
+        elif role == "assistant":
+            waiting = [call["id"] for call in message.get("tool_calls") or ()]
+        if not waiting:
+            end = position + 1
+    if waiting:
+        return Pairing(end, f"tool calls {waiting} are not answered yet", True)
+    return Pairing(end, None, False)
+
+
+def check_pairing(messages: Sequence[Message]) -> None:
+    """Raise InvariantError when `messages` break the pairing rule (a request would be refused)."""
+    problem = pairing(messages).problem
+    if problem is not None:
+        raise InvariantError(problem)
+
+
+def answered(messages: Sequence[Message]) -> list[Message]:
+    """The longest beginning of `messages` in which every tool call has its result."""
+    return list(messages[: pairing(messages).end])

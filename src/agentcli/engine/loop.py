@@ -10,8 +10,9 @@ from collections.abc import Callable, Generator, Iterator
 from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+from agentcli.engine.conversation import check_pairing
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
-from agentcli.engine.policy import BeforeCall, Deny, PendingCall, allow_all
+from agentcli.engine.policy import BeforeCall, Deny, PendingCall, approved_only
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import FormatError, LLMError, StreamCutError, ToolsUnsupportedError
@@ -51,7 +52,9 @@ CUT_REASONS = {
 
 Step = Generator[Event, None, State]
 """A handler: it yields events and returns the state to move to."""
-Handler = Callable[[RunState, Session], Step]
+Checkpoint = Callable[[RunState], None]
+"""Called where the log and the RunState make a state a run can go on from (the engine knows no store)."""
+Handler = Callable[[RunState, Session, Checkpoint], Step]
 
 
 class Engine:
@@ -67,7 +70,7 @@ class Engine:
         max_steps: int = 15,
         judge: Judge | None = None,
         base_prompt: str = BASE_SYSTEM_PROMPT,
-        before_call: BeforeCall = allow_all,
+        before_call: BeforeCall = approved_only,
     ) -> None:
         self.client = client
         self.tools = tools
@@ -84,20 +87,22 @@ class Engine:
             State.VALIDATING: self._validate,
         }
 
-    def run(
-        self, session: Session, run: RunState, on_move: Callable[[RunState], None] | None = None
-    ) -> Iterator[Event]:
+    def run(self, session: Session, run: RunState, checkpoint: Checkpoint | None = None) -> Iterator[Event]:
         """Drive `run` (just begun, or saved mid-way) to a terminal state; the last event is always RunFinished.
 
-        `on_move(run)` is called after every move: where a checkpoint can be saved (the engine knows no store).
+        `checkpoint(run)` is called when the run starts, after every tool result and after every move (but the
+        one into TOOL_EXECUTING: its first result follows), each time before the events that follow: the log
+        and the RunState hold a state the run can go on from.
         """
         started = time.perf_counter()
+        save = checkpoint or _nothing
+        save(run)  # the question is kept before anything can go wrong
         yield RunStarted(run.question, run.mode, self.model, self.endpoint)
         while run.state not in TERMINAL:
-            target = yield from self._handlers[run.state](run, session)
+            target = yield from self._handlers[run.state](run, session, save)
             run.move(target)
-            if on_move is not None:
-                on_move(run)
+            if target is not State.TOOL_EXECUTING:  # the turn is saved with its first tool result instead
+                save(run)
         if run.state is State.FAILED:
             yield RunFailed(run.failure, run.state.value)
         status = "finished" if run.state is State.FINISHED else "failed"
@@ -110,16 +115,17 @@ class Engine:
         return self._adapters[mode]
 
     # THINKING ----------------------------------------------------------------------------------------
-    def _think(self, run: RunState, session: Session) -> Step:
+    def _think(self, run: RunState, session: Session, checkpoint: Checkpoint) -> Step:
         if run.step >= self.max_steps:
             return run.fail(f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps}).")
         run.step += 1
         yield StepStarted(run.step, self.max_steps)
         conversation = session.conversation
-        conversation.check_pairing()
+        view = session.view()
+        check_pairing(view.messages)
         adapter = self.adapter(run.mode)
         system_prompt = adapter.system_prompt(self.base_prompt, self.tools)
-        request = adapter.build_request(system_prompt, conversation.messages, self.tools)
+        request = adapter.build_request(system_prompt, view, self.tools)
         try:
             completion = yield from self._reply(run, request)
         except ToolsUnsupportedError as exc:
@@ -139,12 +145,13 @@ class Engine:
         except LLMError as exc:
             return run.fail(str(exc))
         yield from self._count(run, completion.usage)
+        taken = conversation.call_ids()
         try:
-            turn = adapter.decode(completion)
+            turn = adapter.decode(completion, len(taken))
         except FormatError as exc:
             return (yield from self._format_problem(run, session, completion.content, exc))
         run.format_errors = 0
-        calls = _unique_ids(turn.tool_calls, run.step, conversation.call_ids())
+        calls = _unique_ids(turn.tool_calls, run.step, taken)
         yield ModelTurnDecoded(run.step, turn.content, [_call_dict(call) for call in calls])
         if calls:
             conversation.add_assistant(turn.content, calls)
@@ -183,7 +190,7 @@ class Engine:
         return State.THINKING
 
     # TOOL_EXECUTING ----------------------------------------------------------------------------------
-    def _execute(self, run: RunState, session: Session) -> Step:
+    def _execute(self, run: RunState, session: Session, checkpoint: Checkpoint) -> Step:
         conversation = session.conversation
         answered = conversation.answered()  # a resumed run does not run again what already has a result
         blocked = 0
@@ -199,6 +206,7 @@ class Engine:
                 blocked += 1
                 returned = ToolReturned(run.step, call.id, call.name, notice, True, 0.0, skipped=True)
             conversation.add_tool_result(call.id, returned.content)
+            checkpoint(run)  # a tool's work is never lost once it has returned, even if nobody reads on
             yield returned
         run.stuck_turns = run.stuck_turns + 1 if blocked == len(run.pending) else 0
         run.pending = ()
@@ -224,7 +232,7 @@ class Engine:
         return run.guard.check(signature, call.name, run.step, call.id)
 
     # VALIDATING --------------------------------------------------------------------------------------
-    def _validate(self, run: RunState, session: Session) -> Step:
+    def _validate(self, run: RunState, session: Session, checkpoint: Checkpoint) -> Step:
         draft, warning = run.draft, run.draft_warning
         if run.rejections >= MAX_REJECTIONS:
             if is_trivial(draft):
@@ -253,6 +261,10 @@ class Engine:
         if usage != Usage():
             run.usage = run.usage + usage
             yield UsageReported(run.step, usage, run.usage)
+
+
+def _nothing(run: RunState) -> None:
+    """The checkpoint of a run nobody saves."""
 
 
 def _sentence(text: str) -> str:

@@ -46,5 +46,19 @@ BeforeCall: TypeAlias = Callable[[PendingCall], Decision]
 
 
 def allow_all(call: PendingCall) -> Decision:
-    """The default policy: every call runs."""
+    """Every call runs, approval or not: say so explicitly with `before_call=allow_all`."""
     return Allow()
+
+
+UNAPPROVED = (
+    "This tool needs the user's approval and no one was asked (no before_call policy approves it); it did not run."
+)
+
+
+def approved_only(call: PendingCall) -> Decision:
+    """The default policy: a call runs unless its tool asks for approval, which nobody here can give.
+
+    Fail closed: a `requires_approval` tool has side effects, so running it because no policy was passed
+    would be the wrong default. Pass `allow_all` (or your own policy) to say yes.
+    """
+    return Deny(UNAPPROVED) if call.requires_approval else Allow()

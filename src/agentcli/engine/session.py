@@ -1,14 +1,15 @@
 """A Session: what a chat carries from question to question, owned in one place.
 
-Its conversation (the messages the model sees), the runs that produced them (each a RunState), and what was
-learnt about the server on the way (the protocol that works, whether it can stream). Everything else about a
-run lives in its RunState; the Engine keeps nothing between calls.
+Its log (the Conversation), the runs that wrote it (each a RunState), and what was learnt about the server on
+the way (the protocol that works, whether it can stream). Everything else about a run lives in its RunState;
+the Engine keeps nothing between calls.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agentcli.adapters.base import View
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
 from agentcli.modes import ModeName
@@ -22,26 +23,40 @@ class Session:
     """Whether the next run streams; a server that cannot stream tool calls is asked unstreamed from then on."""
     conversation: Conversation = field(default_factory=Conversation)
     runs: list[RunState] = field(default_factory=list)
+    """Every run, in order, its place its number; a run taken back stays here, marked `withdrawn`."""
+    id: str | None = None
+    """The session's id in the store, once it has been saved."""
 
     def begin(self, question: str) -> RunState:
         """Start a run: its question joins the conversation, and the run the session's list."""
-        run = RunState(question, mode=self.mode, streaming=self.streaming, start=len(self.conversation))
+        run = RunState(question, mode=self.mode, streaming=self.streaming, start=self.conversation.next_id)
+        run.number = len(self.runs)
         self.conversation.add_user(question)
         self.runs.append(run)
         return run
 
     def forget(self, run: RunState) -> None:
-        """Take back a run that did not end (interrupted): its messages and its place in the list. Idempotent."""
-        position = self._position(run)
-        if position is not None:
-            del self.runs[position]
-            self.conversation.rollback(run.start)
+        """Take back a run that did not end (interrupted): its messages leave the view. Idempotent."""
+        run.withdrawn = True
+
+    def learn(self, run: RunState) -> None:
+        """Take over what `run` found out about the server, for the runs after it."""
+        self.mode, self.streaming = run.mode, run.streaming
+
+    def view(self) -> View:
+        """What the model is sent of the log: everything but the runs taken back."""
+        return self.conversation.view(self.span(run) for run in self.runs if run.withdrawn)
+
+    def span(self, run: RunState) -> range:
+        """The ids of the log entries `run` wrote."""
+        end = next((later.start for later in self.runs[run.number + 1 :]), self.conversation.next_id)
+        return range(run.start, end)
+
+    def kept(self) -> list[RunState]:
+        """The runs that were not taken back."""
+        return [run for run in self.runs if not run.withdrawn]
 
     def exchanges(self, before: RunState) -> list[tuple[str, str]]:
         """The question and accepted answer of each finished run before `before` (what a judge sees of the past)."""
-        earlier = self.runs[: self._position(before)]
+        earlier = self.runs[: before.number]
         return [(run.question, run.answer) for run in earlier if run.state is State.FINISHED and run.answer is not None]
-
-    def _position(self, run: RunState) -> int | None:
-        # By identity: two runs may hold equal data.
-        return next((index for index, known in enumerate(self.runs) if known is run), None)

@@ -58,8 +58,12 @@ class RunState:
     """The protocol this run speaks; `auto` becomes `react` when the server refuses `tools`."""
     streaming: bool = True
     """Whether replies are streamed; off once a server showed it cannot stream tool calls."""
+    number: int = 0
+    """The run's place among its session's runs (0 for the first)."""
     start: int = 0
-    """Where the run's question sits in the conversation: forgetting the run cuts the conversation there."""
+    """The log id of the run's question: the run wrote the entries from there to the next run's start."""
+    withdrawn: bool = False
+    """Taken back (interrupted in a chat): its entries stay in the log and leave the view."""
     state: State = State.THINKING
     step: int = 0
     """Model calls made so far (the judge's are not counted)."""

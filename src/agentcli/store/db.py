@@ -1,11 +1,13 @@
 """The session store: what a saved session looks like, and the queries on `sessions.db`.
 
-    sessions  one row per session: what `sessions list` shows, kept up to date by every checkpoint
-    messages  the conversation, one row per message (session_id, position)
+    sessions  one row per session: what `sessions list` shows, kept up to date by every checkpoint, and the
+              lease (`owner`: the process running it now)
+    messages  the log, one row per message (session_id, id); rows are only ever added
     runs      each run's RunState as JSON, replaced at every checkpoint (session_id, number)
     events    what the renderers were shown, for `sessions show`: one JSON array per checkpoint (session_id, run, seq)
 
-A checkpoint writes all four in one transaction, so the file always holds a state a run can go on from.
+A checkpoint writes all four in one transaction, so the file always holds a state a run can go on from; it is
+written only by the lease's owner. Every row read is checked: a damaged one is skipped and told in `damaged`.
 """
 
 from __future__ import annotations
@@ -22,9 +24,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from agentcli.engine.conversation import Entry
 from agentcli.engine.state import RunState
 from agentcli.errors import StoreError
 from agentcli.llm.types import Message, Usage
+from agentcli.store import rows as rows_check
+from agentcli.store.lease import Owner, SessionBusy
 from agentcli.store.paths import database_path
 from agentcli.store.schema import connect, describe
 
@@ -88,30 +93,30 @@ class Saved:
     """A whole saved session: its summary, its conversation and its runs (the last one maybe unfinished)."""
 
     summary: Summary
-    messages: list[Message]
+    entries: list[Entry]
+    """The log, each message with its id."""
     runs: list[RunState]
     statuses: list[str]
-    next_seq: int
-    """The sequence number the last run's next event gets."""
+
+    @property
+    def messages(self) -> list[Message]:
+        return [entry.message for entry in self.entries]
 
 
 @dataclass
 class Checkpoint:
     """Everything one save writes, in one transaction."""
 
-    session_id: str
     summary: Summary
-    """The session's row as it is now (inserted the first time, updated after)."""
-    first: bool
-    cut_messages: int | None
-    """Delete the messages from this position on (a run that was taken back), before adding new ones."""
-    cut_runs: int | None
-    """Delete the runs and their events from this number on."""
+    """The session's row as it is now (inserted the first time, updated after; its question is kept)."""
+    owner: str
+    """The lease this save is made under: a session someone else owns now is not written."""
     messages: list[tuple[int, str]]
+    """(id, the message as JSON): the log entries not saved yet."""
     run: tuple[int, str, str]
     """(number, status, the RunState as JSON)."""
-    events: tuple[int, str] | None
-    """(seq, the run's events since the last checkpoint as one JSON array)."""
+    events: str | None
+    """The run's events since the last checkpoint, as one JSON array."""
 
 
 class Store:
@@ -120,6 +125,8 @@ class Store:
     def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._db = connection
         self.path = path
+        self.damaged: list[str] = []
+        """One line for each damaged row a read skipped."""
 
     @classmethod
     def open(cls, path: Path | None = None, *, create: bool = True) -> Store:
@@ -147,52 +154,64 @@ class Store:
                 return candidate
 
     def save(self, checkpoint: Checkpoint) -> None:
-        """Write one checkpoint atomically."""
-        sid, summary = checkpoint.session_id, checkpoint.summary
+        """Write one checkpoint atomically; raise StoreError when another process owns the session now."""
+        summary, sid = checkpoint.summary, checkpoint.summary.id
         usage = summary.usage
         with self._transaction() as db:
-            if checkpoint.first:
-                db.execute(
-                    f"INSERT INTO sessions ({SUMMARY_COLUMNS}) VALUES ({', '.join('?' * 14)})",
-                    (
-                        sid, summary.created, summary.updated, summary.model, summary.endpoint,
-                        summary.workspace, summary.mode, int(summary.streaming), summary.question,
-                        summary.status, summary.turns, usage.prompt_tokens, usage.completion_tokens,
-                        usage.cached_tokens,
-                    ),
-                )  # fmt: skip
-            else:
-                db.execute(
-                    "UPDATE sessions SET updated = ?, mode = ?, streaming = ?, status = ?, turns = ?, "
-                    "prompt_tokens = ?, completion_tokens = ?, cached_tokens = ? WHERE id = ?",
-                    (
-                        summary.updated, summary.mode, int(summary.streaming), summary.status, summary.turns,
-                        usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens, sid,
-                    ),
-                )  # fmt: skip
-            if checkpoint.cut_messages is not None:
-                db.execute(
-                    "DELETE FROM messages WHERE session_id = ? AND position >= ?", (sid, checkpoint.cut_messages)
-                )
-            if checkpoint.cut_runs is not None:
-                db.execute("DELETE FROM runs WHERE session_id = ? AND number >= ?", (sid, checkpoint.cut_runs))
-                db.execute("DELETE FROM events WHERE session_id = ? AND run >= ?", (sid, checkpoint.cut_runs))
+            db.execute(
+                f"INSERT INTO sessions ({SUMMARY_COLUMNS}, owner) VALUES ({', '.join('?' * 15)}) "
+                "ON CONFLICT (id) DO UPDATE SET updated = excluded.updated, mode = excluded.mode, "
+                "streaming = excluded.streaming, status = excluded.status, turns = excluded.turns, "
+                "prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, "
+                "cached_tokens = excluded.cached_tokens WHERE owner IS excluded.owner",
+                (
+                    sid, summary.created, summary.updated, summary.model, summary.endpoint,
+                    summary.workspace, summary.mode, int(summary.streaming), summary.question,
+                    summary.status, summary.turns, usage.prompt_tokens, usage.completion_tokens,
+                    usage.cached_tokens, checkpoint.owner,
+                ),
+            )  # fmt: skip
+            if db.execute("SELECT changes()").fetchone()[0] != 1:
+                raise StoreError(f"session {sid} is being run by another agentcli process now; it was not saved")
             if checkpoint.messages:
                 db.executemany(
-                    "INSERT INTO messages VALUES (?, ?, ?)",
-                    [(sid, position, body) for position, body in checkpoint.messages],
+                    "INSERT INTO messages VALUES (?, ?, ?)", [(sid, mid, body) for mid, body in checkpoint.messages]
                 )
             number, status, state = checkpoint.run
             db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (sid, number, status, state))
             if checkpoint.events is not None:
-                db.execute("INSERT INTO events VALUES (?, ?, ?, ?)", (sid, number, *checkpoint.events))
+                _add_events(db, sid, number, checkpoint.events)
 
-    def mark(self, session_id: str, number: int, status: str, updated: str, events: tuple[int, str]) -> None:
+    def mark(self, session_id: str, owner: str, number: int, status: str, updated: str, events: str) -> None:
         """Set the status of a run that stopped without finishing, and add its last events."""
         with self._transaction() as db:
+            db.execute(
+                "UPDATE sessions SET status = ?, updated = ? WHERE id = ? AND owner IS ?",
+                (status, updated, session_id, owner),
+            )
+            if db.execute("SELECT changes()").fetchone()[0] != 1:
+                return  # taken over since: the new owner's record stands
             db.execute("UPDATE runs SET status = ? WHERE session_id = ? AND number = ?", (status, session_id, number))
-            db.execute("UPDATE sessions SET status = ?, updated = ? WHERE id = ?", (status, updated, session_id))
-            db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?)", (session_id, number, *events))
+            _add_events(db, session_id, number, events)
+
+    def acquire(self, session_id: str, owner: Owner) -> None:
+        """Make `owner` the one process running the session; SessionBusy when a live process runs it."""
+        with self._transaction() as db:
+            rows = db.execute("SELECT owner FROM sessions WHERE id = ?", (session_id,)).fetchall()
+            if not rows:
+                raise UnknownSession(f"no session {session_id!r}")
+            current = Owner.parse(rows[0][0] or "")
+            if current is not None and current.token != owner.token and current.alive():
+                raise SessionBusy(
+                    f"session {session_id} is being run by {current.describe()}; wait for it to end, "
+                    "or stop it, then try again"
+                )
+            db.execute("UPDATE sessions SET owner = ? WHERE id = ?", (str(owner), session_id))
+
+    def release(self, session_id: str, owner: Owner) -> None:
+        """Give the session up (nothing happens when `owner` does not hold it any more)."""
+        with self._transaction() as db:
+            db.execute("UPDATE sessions SET owner = NULL WHERE id = ? AND owner IS ?", (session_id, str(owner)))
 
     def delete(self, session_id: str) -> None:
         with self._transaction() as db:
@@ -218,10 +237,13 @@ class Store:
 
     # -- reading -----------------------------------------------------------------------------------
     def summaries(self, limit: int | None = None) -> list[Summary]:
-        """The sessions, the most recently active first."""
+        """The sessions, the most recently active first; damaged rows are skipped and told in `damaged`."""
         sql = f"SELECT {SUMMARY_COLUMNS} FROM sessions ORDER BY updated DESC, rowid DESC"
-        rows = self._query(sql + " LIMIT ?", (limit,)) if limit is not None else self._query(sql)
-        return [Summary.from_row(row) for row in rows]
+        if limit is None or limit >= 2**63:  # SQLite's integers end there; "more than there are" is all of them
+            rows = self._query(sql)
+        else:
+            rows = self._query(sql + " LIMIT ?", (max(limit, 0),))
+        return [summary for summary in map(self._summary, rows) if summary is not None]
 
     def count(self) -> int:
         count: int = self._query("SELECT count(*) FROM sessions")[0][0]
@@ -250,35 +272,65 @@ class Store:
 
     def summary(self, session_id: str) -> Summary:
         rows = self._query(f"SELECT {SUMMARY_COLUMNS} FROM sessions WHERE id = ?", (session_id,))
-        if not rows:
-            raise UnknownSession(f"no session {session_id!r}")
-        return Summary.from_row(rows[0])
+        summary = self._summary(rows[0]) if rows else None
+        if summary is None:
+            raise UnknownSession(f"no session {session_id!r}" if not rows else self.damaged[-1])
+        return summary
 
     def load(self, session_id: str) -> Saved:
-        """A whole session, ready to go on."""
+        """A whole session, ready to go on (damaged messages are left out and told in `damaged`)."""
         summary = self.summary(session_id)
-        messages = self._query("SELECT body FROM messages WHERE session_id = ? ORDER BY position", (session_id,))
+        rows = self._query("SELECT id, body FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
         runs = self._query("SELECT status, state FROM runs WHERE session_id = ? ORDER BY number", (session_id,))
-        last = len(runs) - 1
-        seq = self._query("SELECT max(seq) FROM events WHERE session_id = ? AND run = ?", (session_id, last))
         try:
-            states = [state_from_json(state) for _, state in runs]
-            bodies = [json.loads(body) for (body,) in messages]
+            states = [state_from_json(str(state)) for _, state in runs]
         except ValueError as exc:  # pydantic's ValidationError is a ValueError too
-            raise StoreError(f"session {session_id} in {self.path} is damaged: {exc}") from None
-        next_seq = 0 if seq[0][0] is None else seq[0][0] + 1
-        return Saved(summary, bodies, states, [status for status, _ in runs], next_seq)
+            reason = str(exc).splitlines()[0]
+            raise StoreError(f"session {session_id} in {self.path} is damaged (a run's state: {reason})") from None
+        entries = []
+        for mid, body in rows:
+            message = rows_check.message(body)
+            if message is None or not isinstance(mid, int):
+                self._damage(f"session {session_id}: message {mid} is damaged and was left out")
+            else:
+                entries.append(Entry(mid, message))
+        return Saved(summary, entries, states, [str(status) for status, _ in runs])
 
     def events(self, session_id: str) -> list[tuple[int, dict[str, Any]]]:
-        """(run number, the event's data) in the order they happened."""
-        rows = self._query("SELECT run, body FROM events WHERE session_id = ? ORDER BY run, seq", (session_id,))
-        return [(run, event) for run, body in rows for event in json.loads(body)]
+        """(run number, the event's data) in the order they happened; damaged batches are skipped."""
+        rows = self._query("SELECT run, seq, body FROM events WHERE session_id = ? ORDER BY run, seq", (session_id,))
+        found: list[tuple[int, dict[str, Any]]] = []
+        for run, seq, body in rows:
+            batch = rows_check.events(body)
+            if batch is None:
+                self._damage(f"session {session_id}: the events of run {run} (batch {seq}) are damaged and left out")
+            else:
+                found.extend((run, event) for event in batch)
+        return found
+
+    def _summary(self, row: tuple[Any, ...]) -> Summary | None:
+        summary = rows_check.summary(row, Summary.from_row)
+        if summary is None:
+            self._damage(f"session {row[0]!r}: its summary row is damaged and was left out")
+        return summary
+
+    def _damage(self, note: str) -> None:
+        self.damaged.append(f"{note} ({self.path})")
 
     def _query(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         try:
             return self._db.execute(sql, parameters).fetchall()
         except sqlite3.Error as exc:
             raise describe(exc, self.path) from None
+
+
+def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: str) -> None:
+    """Add one batch of a run's events after its others (the store numbers the batches)."""
+    db.execute(
+        "INSERT INTO events VALUES (?1, ?2, "
+        "(SELECT coalesce(max(seq), -1) + 1 FROM events WHERE session_id = ?1 AND run = ?2), ?3)",
+        (session_id, run, events),
+    )
 
 
 def state_json(run: RunState) -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from agentcli.engine.conversation import Conversation
+from agentcli.engine.conversation import Conversation, pairing
 from agentcli.engine.session import Session
 from agentcli.engine.state import State
-from agentcli.llm.types import Message
-from agentcli.modes import MODES
+from agentcli.errors import StoreError
+from agentcli.modes import MODES, ModeName
 from agentcli.store.db import Saved
 
 UNFINISHED = ("running", "interrupted")
@@ -22,32 +22,33 @@ def last_status(saved: Saved) -> str:
     return saved.statuses[-1]
 
 
-def to_session(saved: Saved, *, keep_last: bool) -> Session:
-    """The Session `saved` was. Without `keep_last`, an unfinished last run is taken back, as Ctrl-C does in a
-    chat: the conversation ends where that run's question was asked."""
-    mode = saved.summary.mode if saved.summary.mode in MODES else "native"
+def to_session(
+    saved: Saved, *, keep_last: bool, mode: ModeName | None = None, streaming: bool | None = None
+) -> Session:
+    """The Session `saved` was. A run that stopped part-way and was followed by another was taken back (as
+    Ctrl-C does in a chat); without `keep_last`, an unfinished last run is taken back too.
+
+    `mode` and `streaming` (the options of the runs to come) replace what was saved, except that a session
+    in `auto` that learnt the server refuses `tools` stays in react.
+    """
+    saved_mode: ModeName = saved.summary.mode if saved.summary.mode in MODES else "native"
+    if mode is not None:
+        saved_mode = "react" if mode == "auto" and saved_mode == "react" else mode
     session = Session(
-        mode=mode,
-        streaming=saved.summary.streaming,
-        conversation=Conversation(saved.messages),
+        mode=saved_mode,
+        streaming=saved.summary.streaming if streaming is None else streaming,
+        conversation=Conversation.from_entries(saved.entries),
         runs=list(saved.runs),
+        id=saved.summary.id,
     )
-    if not keep_last and saved.runs and last_status(saved) in UNFINISHED:
-        session.forget(session.runs[-1])
+    last = len(session.runs) - 1
+    for number, (run, status) in enumerate(zip(session.runs, saved.statuses, strict=True)):
+        run.number = number
+        followed = number < last or not keep_last
+        run.withdrawn = status in UNFINISHED and run.state is not State.FINISHED and followed
+    problem = pairing(session.view().messages)
+    if problem.problem is not None and not (keep_last and problem.waiting_only):
+        raise StoreError(
+            f"session {saved.summary.id} is damaged and cannot go on ({problem.problem}); start a new session"
+        )
     return session
-
-
-def answered(messages: list[Message]) -> list[Message]:
-    """The longest beginning of `messages` in which every tool call has its result (what a run killed mid-step
-    left is cut at the assistant message whose calls were not all answered)."""
-    end, waiting = 0, list[str]()
-    for position, message in enumerate(messages):
-        if waiting and message.get("role") == "tool" and message.get("tool_call_id") == waiting[0]:
-            waiting.pop(0)
-        elif waiting:
-            break
-        elif message.get("role") == "assistant":
-            waiting = [call["id"] for call in message.get("tool_calls") or ()]
-        if not waiting:
-            end = position + 1
-    return messages[:end]

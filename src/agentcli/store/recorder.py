@@ -1,22 +1,24 @@
-"""The recorder: the Agent shows it every event and every move of a run, and it saves checkpoints.
+"""The recorder: it saves a session at the engine's checkpoints, from the Session's log and the RunState.
 
-A checkpoint (one transaction: the new messages, the RunState, the events since the last one) is written when
-a run starts, after every tool result (a tool's work is never lost once it has returned), at every state
-transition that recorded something new, and when the run ends. So the file holds everything before each model
-request and after each tool call, and a kill loses at most the step in flight. Two transitions are saved with
-what follows them: into TOOL_EXECUTING (the turn is saved with its first tool result) and out of it when
-nothing happened since the last result (resuming at that result moves on the same way). Streamed text deltas
-are not kept: the decoded turn holds the same text.
+The engine calls a checkpoint when a run starts, after every tool result (a tool's work is never lost once it
+has returned) and after every move; the run's last event ends it. Each save is one transaction: the log entries
+not saved yet (rows are only ever added), the RunState, and the events since the last save (for `sessions
+show`; streamed text deltas are not kept, the decoded turn holds the same text). So the file holds everything
+before each model request and after each tool call, and a kill loses at most the step in flight. A move out
+of TOOL_EXECUTING with nothing new since the last result is not written again (resuming at that result moves
+on the same way).
 
-Saving never stops a run: the first failure (locked, corrupt, read-only, disk full) is reported once through
-`warn`, and the rest of the run goes on unsaved.
+What the recorder keeps of its own is what the store has: how much of the log is written, the events not yet
+written, and the lease it holds. Everything else is read from the Session and the RunState at each save.
+
+Saving never stops a run: the first failure (locked, corrupt, read-only, disk full, taken over) is reported
+once through `warn`, and the rest of the run goes on unsaved.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,17 +26,12 @@ from typing import Any
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import StoreError
-from agentcli.events import Event, ModelTextDelta, RunFinished, RunStarted, ToolReturned
+from agentcli.events import Event, ModelTextDelta, RunFinished
 from agentcli.llm.types import Usage
-from agentcli.store.db import Checkpoint, Saved, Store, Summary, state_json
+from agentcli.store.db import Checkpoint, Store, Summary, state_json
+from agentcli.store.lease import Owner, SessionBusy, this_process
 
-SAVED_AT = (RunStarted, ToolReturned)
-"""Events after which a checkpoint is written (moves and the end of a run are the others)."""
-
-
-UNSAVED_MOVES = TERMINAL | {State.TOOL_EXECUTING}
-"""Moves not saved by themselves: into TOOL_EXECUTING, the first tool result saves the turn with it; into a
-terminal state, the run's last event does, an instant later."""
+STATUS = {State.FINISHED: "finished", State.FAILED: "failed"}
 
 
 def event_data(event: Event) -> dict[str, Any]:
@@ -48,28 +45,6 @@ def event_data(event: Event) -> dict[str, Any]:
 def now() -> str:
     """ISO 8601 in UTC, to the microsecond (sessions are ordered by it)."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-@dataclass
-class _Tracked:
-    """What the database holds of the session being recorded."""
-
-    session: Session
-    id: str
-    created: str
-    question: str
-    first: bool = True
-    saved_messages: int = 0
-    run: RunState | None = None
-    number: int = 0
-    base_usage: Usage = field(default_factory=Usage)
-    """The usage of the session's other runs."""
-    next_seq: int = 0
-    """The number of the run's next batch of events (one per checkpoint)."""
-    events: list[dict[str, Any]] = field(default_factory=list)
-    cut: bool = False
-    """The run's number and messages may hold a run that was taken back: delete them before writing."""
-    closed: bool = False
 
 
 class SessionRecorder:
@@ -90,124 +65,103 @@ class SessionRecorder:
         self._endpoint = endpoint
         self._workspace = str(workspace)
         self._warn = warn
-        self._tracked: _Tracked | None = None
+        self._owner: Owner = this_process()
+        self._session: Session | None = None
+        """The session being saved; its log entries before `_written` are in the store."""
+        self._written = 0
+        self._events: list[dict[str, Any]] = []
         self.failed = False
         """True once saving has failed: nothing more is saved."""
 
     @property
     def session_id(self) -> str | None:
         """The id of the session being saved, once it has been."""
-        tracked = self._tracked
-        return None if tracked is None or tracked.first else tracked.id
+        return None if self._session is None else self._session.id
 
-    def adopt(self, session: Session, saved: Saved) -> None:
-        """Save the next runs of `session` (loaded from `saved`) into that same saved session.
-
-        When `session` still holds the saved last run (a resume), that run goes on in its own records.
-        """
-        tracked = _Tracked(session, saved.summary.id, saved.summary.created, saved.summary.question, first=False)
-        tracked.saved_messages = len(session.conversation)
-        if session.runs and len(session.runs) == len(saved.runs):
-            tracked.run, tracked.number = session.runs[-1], len(session.runs) - 1
-            tracked.next_seq = saved.next_seq
-            tracked.base_usage = sum((run.usage for run in session.runs[:-1]), Usage())
-        self._tracked = tracked
+    def adopt(self, session: Session) -> None:
+        """Save the next runs of `session` (read back from the store) into that same saved session, under a
+        lease: SessionBusy when another live process runs it, so two never write one session."""
+        assert session.id is not None, "adopt a session read back from the store"
+        self._opened().acquire(session.id, self._owner)
+        self._session, self._written, self._events = session, session.conversation.next_id, []
 
     # -- what the Agent calls --------------------------------------------------------------------------
     def event(self, session: Session, run: RunState, event: Event) -> None:
         if self.failed or isinstance(event, ModelTextDelta):
             return
-        if isinstance(event, RunStarted):
-            self._guarded(self._start, session, run)
-        tracked = self._tracked
-        if tracked is None or tracked.run is not run or self.failed:
-            return
-        tracked.events.append(event_data(event))
-        if isinstance(event, SAVED_AT):
-            self._guarded(self._save, tracked, "running")
-        elif isinstance(event, RunFinished):
-            self._guarded(self._save, tracked, event.status)
-            tracked.closed = True
+        self._follow(session)
+        self._events.append(event_data(event))
+        if isinstance(event, RunFinished):
+            self._guarded(self._save, session, run, event.status)
 
-    def moved(self, session: Session, run: RunState) -> None:
-        tracked = self._tracked
-        if self.failed or tracked is None or tracked.run is not run or run.state in UNSAVED_MOVES:
+    def checkpoint(self, session: Session, run: RunState) -> None:
+        if self.failed or run.state in TERMINAL:  # the run's last event saves it, an instant later
             return
-        if not tracked.events and len(session.conversation) == tracked.saved_messages:
-            return  # nothing happened since the last checkpoint (the last tool result): resuming there is the same
-        self._guarded(self._save, tracked, "running")
+        self._follow(session)
+        if not self._events and session.conversation.next_id == self._written:
+            return  # nothing happened since the last save (the last tool result): resuming there is the same
+        self._guarded(self._save, session, run, "running")
 
     def stopped(self, session: Session, run: RunState, final: RunFinished) -> None:
-        """The run ended without its last event (interrupted, or a bug): keep its last checkpoint, resumable.
+        """The run ended without its last event (interrupted, or a bug): keep its last save, resumable.
 
-        The events since that checkpoint are dropped with the step in flight; the run's state in memory may be
-        ahead of the saved messages, so it is not written either.
+        The events since that save are dropped with the step in flight; the run's state in memory may be
+        ahead of the saved log, so it is not written either.
         """
-        tracked = self._tracked
-        if self.failed or tracked is None or tracked.run is not run or tracked.first or tracked.closed:
+        if self.failed or session is not self._session or session.id is None:
             return
-        tracked.closed = True
-        self._guarded(self._mark, tracked, final.status, (tracked.next_seq, json.dumps([event_data(final)])))
+        self._events = []
+        events = json.dumps([event_data(final)])
+        self._guarded(self._opened().mark, session.id, str(self._owner), run.number, final.status, now(), events)
 
     # -- saving ----------------------------------------------------------------------------------------
-    def _start(self, session: Session, run: RunState) -> None:
-        """Begin recording `run`: in the session already tracked, or in a new saved session."""
-        tracked = self._tracked
-        if tracked is None or tracked.session is not session:
-            store = self._opened()
-            question = session.runs[0].question if session.runs else run.question
-            tracked = self._tracked = _Tracked(session, store.new_id(), now(), question)
-        if tracked.run is run:  # a resumed run going on
+    def _follow(self, session: Session) -> None:
+        """Record `session` from now on: a new one (the agent was reset) is a new saved session, one read
+        back from the store goes on in its records, under the lease (SessionBusy, raised: never run twice)."""
+        if session is self._session:
             return
-        number = next(index for index, known in enumerate(session.runs) if known is run)
-        tracked.run, tracked.number, tracked.next_seq, tracked.events = run, number, 0, []
-        tracked.base_usage = sum((earlier.usage for earlier in session.runs[:number]), Usage())
-        tracked.saved_messages = min(tracked.saved_messages, run.start)
-        tracked.cut = not tracked.first
-        if tracked.first:  # nothing saved yet: a first run taken back before its first save is not the question
-            tracked.question = session.runs[0].question
-        tracked.closed = False
+        self._release()
+        self._session, self._written, self._events = session, 0, []
+        if session.id is not None:
+            try:
+                self.adopt(session)
+            except SessionBusy:
+                self._session = None
+                raise
+            except Exception as exc:
+                self._fail(exc)
 
-    def _save(self, tracked: _Tracked, status: str) -> None:
-        run, session = tracked.run, tracked.session
-        assert run is not None
-        messages = session.conversation.messages
+    def _save(self, session: Session, run: RunState, status: str) -> None:
+        store = self._opened()
+        if session.id is None:
+            session.id = store.new_id()
         stamp = now()
+        kept = session.kept()
         summary = Summary(
-            tracked.id,
-            tracked.created,
+            session.id,
+            stamp,
             stamp,
             self._model,
             self._endpoint,
             self._workspace,
             session.mode,
             session.streaming,
-            tracked.question,
-            status,
-            len(session.runs),
-            tracked.base_usage + run.usage,
+            run.question,  # the session's question is that of the run that first saved it: kept from then on
+            STATUS.get(run.state, status),
+            len(kept),
+            sum((each.usage for each in kept), Usage()),
         )
+        entries = session.conversation.since(self._written)
         checkpoint = Checkpoint(
-            tracked.id,
             summary,
-            first=tracked.first,
-            cut_messages=run.start if tracked.cut else None,
-            cut_runs=tracked.number if tracked.cut else None,
-            messages=[
-                (position, json.dumps(messages[position])) for position in range(tracked.saved_messages, len(messages))
-            ],
-            run=(tracked.number, status, state_json(run)),
-            events=(tracked.next_seq, json.dumps(tracked.events)) if tracked.events else None,
+            str(self._owner),
+            messages=[(entry.id, json.dumps(entry.message)) for entry in entries],
+            run=(run.number, summary.status, state_json(run)),
+            events=json.dumps(self._events) if self._events else None,
         )
-        self._opened().save(checkpoint)
-        tracked.first = tracked.cut = False
-        tracked.saved_messages = len(messages)
-        if tracked.events:
-            tracked.events = []
-            tracked.next_seq += 1
-
-    def _mark(self, tracked: _Tracked, status: str, events: tuple[int, str]) -> None:
-        self._opened().mark(tracked.id, tracked.number, status, now(), events)
+        store.save(checkpoint)
+        self._written = session.conversation.next_id
+        self._events = []
 
     def _opened(self) -> Store:
         if self._store is None:
@@ -218,11 +172,20 @@ class SessionRecorder:
         try:
             action(*args)
         except Exception as exc:  # saving must never end a run, whatever went wrong
-            self.failed = True
-            reason = str(exc) if isinstance(exc, StoreError) else f"{type(exc).__name__}: {exc}"
-            self._warn(f"this session is not saved: {reason}")
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        self.failed = True
+        reason = str(exc) if isinstance(exc, StoreError) else f"{type(exc).__name__}: {exc}"
+        self._warn(f"this session is not saved: {reason}")
+
+    def _release(self) -> None:
+        if self._store is not None and self._session is not None and self._session.id is not None:
+            self._guarded(self._store.release, self._session.id, self._owner)
 
     def close(self) -> None:
+        """Give up the lease of the session being saved, and close the store."""
         if self._store is not None:
+            self._release()
             self._store.close()
             self._store = None

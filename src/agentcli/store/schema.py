@@ -46,7 +46,15 @@ V1 = (
         PRIMARY KEY (session_id, run, seq)) WITHOUT ROWID""",
 )
 
-MIGRATIONS: list[tuple[str, ...]] = [V1]
+V2 = (
+    # The log is append-only and its entries have ids: a message's id is the position it was written at,
+    # which nothing rewrites any more (a run taken back stays, left out of what is sent).
+    "ALTER TABLE messages RENAME COLUMN position TO id",
+    # The lease: who is running this session now ("host pid start-time token"), NULL when nobody is.
+    "ALTER TABLE sessions ADD COLUMN owner TEXT",
+)
+
+MIGRATIONS: list[tuple[str, ...]] = [V1, V2]
 """MIGRATIONS[n] takes a database from version n to n + 1. Only ever append."""
 
 

@@ -1,0 +1,70 @@
+"""Rows read back from `sessions.db`, checked: a file edited by hand, or damaged, gives None, never an
+exception from deep inside the reader. The store reports what it skipped."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from agentcli.llm.types import Message
+
+T = TypeVar("T")
+
+ROLES = frozenset({"system", "user", "assistant", "tool"})
+SUMMARY_TYPES = (str, str, str, str, str, str, str, int, str, str, int, int, int, int)
+"""The Python type of each column of SUMMARY_COLUMNS (streaming is stored as an integer)."""
+
+
+def summary(row: tuple[Any, ...], build: Callable[[tuple[Any, ...]], T]) -> T | None:
+    """`build(row)` when every column holds its type (no bool or NULL posing as an integer)."""
+    if len(row) != len(SUMMARY_TYPES):
+        return None
+    if not all(type(value) is kind for value, kind in zip(row, SUMMARY_TYPES, strict=True)):
+        return None
+    return build(row)
+
+
+def message(body: object) -> Message | None:
+    """A message: a JSON object with a known `role`, text or null content, and well-formed tool calls."""
+    data = _json(body)
+    if not isinstance(data, dict) or data.get("role") not in ROLES:
+        return None
+    if not isinstance(data.get("content", ""), str | None):
+        return None
+    calls = data.get("tool_calls", [])
+    if not isinstance(calls, list) or not all(_tool_call(call) for call in calls):
+        return None
+    if data["role"] == "tool" and not isinstance(data.get("tool_call_id"), str):
+        return None
+    return data
+
+
+def events(body: object) -> list[dict[str, Any]] | None:
+    """A batch of events: a JSON array of objects, each with a string `type`."""
+    data = _json(body)
+    if not isinstance(data, list) or not all(
+        isinstance(item, dict) and isinstance(item.get("type"), str) for item in data
+    ):
+        return None
+    return data
+
+
+def _tool_call(call: object) -> bool:
+    if not isinstance(call, dict) or not isinstance(call.get("id"), str):
+        return False
+    function = call.get("function")
+    return (
+        isinstance(function, dict)
+        and isinstance(function.get("name"), str)
+        and isinstance(function.get("arguments"), str)
+    )
+
+
+def _json(body: object) -> object:
+    if not isinstance(body, str | bytes):
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
