@@ -12,9 +12,10 @@ import itertools
 import json
 
 from agentcli.engine.conversation import check_pairing
-from agentcli.events import Event, JudgeVerdict, ModelTextDelta, ToolReturned, UsageReported
+from agentcli.events import Event, JudgeVerdict, ModelTextDelta, RunFailed, ToolReturned, UsageReported
 from agentcli.llm.scripted import (
     ScriptedClient,
+    context_full,
     error,
     judge_fail,
     judge_pass,
@@ -353,3 +354,17 @@ def test_a_reply_that_is_not_a_completion_fails_the_run_with_the_clients_message
     assert result.status == "failed"
     assert len(llm.requests) == 1  # not asked again
     assert "LLM_BASE_URL" in failure_reason(result.events)
+
+
+def test_a_full_context_fails_the_run_in_its_mode_and_the_next_question_is_sent_without_it(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    agent = make_scripted_agent(mode="auto")
+    llm.script = [tool_calls(("calculator", {"expr": "2**10"})), context_full(), text("fresh")]
+    result = agent.run("first")
+    assert result.status == "failed" and agent.session.mode == "auto"  # no switch to react: tools were not refused
+    failed = [event for event in result.events if isinstance(event, RunFailed)]
+    assert "context window" in failed[0].reason and "left out" in failed[0].reason
+    assert agent.run("second").answer == "fresh"
+    assert [m.get("content") for m in llm.requests[-1]["messages"][1:]] == ["second"]
+    assert len(agent.conversation) == 5  # the log still holds what was said

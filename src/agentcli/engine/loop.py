@@ -15,7 +15,7 @@ from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
 from agentcli.engine.policy import BeforeCall, Deny, PendingCall, approved_only
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
-from agentcli.errors import FormatError, LLMError, StreamCutError, ToolsUnsupportedError
+from agentcli.errors import ContextLengthError, FormatError, LLMError, StreamCutError, ToolsUnsupportedError
 from agentcli.events import (
     AnswerReady,
     CallDenied,
@@ -128,6 +128,11 @@ class Engine:
         request = adapter.build_request(system_prompt, view, self.tools)
         try:
             completion = yield from self._reply(run, request)
+        except ContextLengthError as exc:
+            # Asking again, or in another protocol, would overflow the same way. The run's messages leave the
+            # view, so the next question (a chat's, --continue's) is sent without what overflowed.
+            run.withdrawn = True
+            return run.fail(f"{exc} This run's messages are left out of the session from now on.")
         except ToolsUnsupportedError as exc:
             fallback = FALLBACKS.get(run.mode)
             if fallback is None:

@@ -45,7 +45,9 @@ def to_session(
     for number, (run, status) in enumerate(zip(session.runs, saved.statuses, strict=True)):
         run.number = number
         followed = number < last or not keep_last
-        run.withdrawn = status in UNFINISHED and run.state is not State.FINISHED and followed
+        # A run that overflowed the context withdrew itself (saved so); one that stopped part-way and was
+        # followed by another was taken back then.
+        run.withdrawn = run.withdrawn or (status in UNFINISHED and run.state is not State.FINISHED and followed)
     problem = pairing(session.view().messages)
     if problem.problem is not None and not (keep_last and problem.waiting_only):
         raise StoreError(
