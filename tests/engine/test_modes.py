@@ -154,13 +154,14 @@ def test_json_mode_judge_rejection_and_recovery(llm: ScriptedClient, make_script
     assert result.answer == "42"
 
 
-def test_auto_falls_back_on_llama_cpp_500_about_tools(scripted_server: ScriptedServer, make_agent: MakeAgent) -> None:
-    def script(request: ChatRequest) -> wire.Reply:
+def test_auto_falls_back_on_llama_cpp_500_about_tools(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    # The client reads llama.cpp's 500 as a refusal of tools and does not retry it (tests/llm/test_llm_client.py).
+    def script(request: ChatRequest) -> Reply:
         if "tools" in request:
-            return wire.error(500, "tools param requires --jinja flag")
-        return wire.text(REACT_STEPS[2])
+            return tools_rejected("tools param requires --jinja flag", status=500)
+        return text(REACT_STEPS[2])
 
-    scripted_server.script = script
-    result = make_agent(mode="auto").run(TASK)
+    llm.script = script
+    result = make_scripted_agent(mode="auto").run(TASK)
     assert result.answer == "The product is 42."
-    assert sum("tools" in r for r in scripted_server.requests) == 1  # no retries of a refusal
+    assert sum("tools" in r for r in llm.requests) == 1  # the engine does not ask with tools again
