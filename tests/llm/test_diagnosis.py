@@ -9,6 +9,7 @@ import pytest
 from agentcli.errors import ContextLengthError, LLMError, RequestRejectedError, ToolsUnsupportedError
 from agentcli.llm.scripted import context_full
 from agentcli.llm.types import ChatRequest
+from tests.llm.asking import asked
 from tests.llm.conftest import MakeClient
 from tests.support.scripted_server import Reply, ScriptedServer, error, llama_cpp_validation_error, raw, text
 
@@ -65,7 +66,7 @@ def test_a_full_context_is_its_own_error_and_is_asked_once(
 ) -> None:
     scripted_server.script = [refusal]
     with pytest.raises(ContextLengthError) as caught:
-        list(make_client(max_retries=3, stream=stream).stream(WITH_TOOLS))
+        asked(make_client(max_retries=3), WITH_TOOLS, stream=stream)
     message = str(caught.value)
     assert "context window" in message and "new session" in message and "/reset" in message
     assert "rejected tool calling" not in message and "--mode" not in message
@@ -121,7 +122,7 @@ def test_a_500_that_is_a_validation_error_is_not_retried_and_says_where(
 ) -> None:
     scripted_server.script = [llama_cpp_validation_error(1, ASKED), text("never")]
     with pytest.raises(RequestRejectedError) as caught:
-        list(make_client(max_retries=3, stream=stream).stream(WITH_TOOLS))
+        asked(make_client(max_retries=3), WITH_TOOLS, stream=stream)
     assert len(scripted_server.requests) == 1
     assert caught.value.status == 500
     assert "refused the request as invalid (500: messages[1].content: Input should be a valid string)" in str(

@@ -6,6 +6,7 @@ import pytest
 
 from agentcli.llm.sanitize import MASK, Scrubber
 from agentcli.llm.types import Completion, TextDelta, ToolCall
+from tests.llm.asking import asked
 from tests.llm.conftest import MakeClient
 from tests.support.agents import TEST_KEY
 from tests.support.scripted_server import Reply, Request, ScriptedServer, tool_calls
@@ -23,7 +24,7 @@ def test_a_key_echoed_in_the_reply_and_the_tool_arguments_is_masked(
         return tool_calls(("write_file", {"path": "key.txt", "content": key}, f"id-{key}"), content=f"Key: {key}.")
 
     scripted_server.script = echo
-    items = list(make_client(stream=stream).stream(QUESTION))
+    items = asked(make_client(), QUESTION, stream=stream)
     deltas = "".join(item.text for item in items if isinstance(item, TextDelta))
     completion = items[-1]
     assert isinstance(completion, Completion)

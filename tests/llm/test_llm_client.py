@@ -10,6 +10,7 @@ import pytest
 from agentcli.errors import LLMError, ReplyDeadlineError, ReplyTooLargeError, StreamCutError, ToolsUnsupportedError
 from agentcli.llm.client import OpenAIChatClient
 from agentcli.llm.types import ChatRequest, Completion, StreamingOff, StreamItem, TextDelta, Usage, Waiting
+from tests.llm.asking import asked
 from tests.llm.conftest import MakeClient
 from tests.support.scripted_server import (
     Reply,
@@ -273,7 +274,7 @@ def test_an_echoed_key_never_shows_in_a_message(scripted_server: ScriptedServer,
 
 def test_streaming_can_be_off_from_the_start(scripted_server: ScriptedServer, make_client: MakeClient) -> None:
     scripted_server.script = [text("hello")]
-    items = streamed(make_client(stream=False))
+    items = asked(make_client(), QUESTION, stream=False)
     assert [type(item) for item in items] == [TextDelta, Completion]
     assert "stream" not in scripted_server.requests[0]
 

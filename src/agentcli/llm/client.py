@@ -92,7 +92,6 @@ class OpenAIChatClient:
         self._server_cap = "T" + self._server[1:]  # for a sentence's start
         self._timeout = settings.timeout
         self._retries = settings.max_retries
-        self._streaming = settings.stream
         self._sleep: Callable[[float], None] = time.sleep
         self._client = openai.OpenAI(
             # Local servers need no key, but the SDK insists on one.
@@ -109,13 +108,13 @@ class OpenAIChatClient:
     # -- the two ways to ask ----------------------------------------------------------------------------
 
     def stream(self, request: ChatRequest) -> Iterator[StreamItem]:
+        # Whether to stream at all is the run's to say (RunState.streaming): it calls `complete` when not.
         request = clean(request)
-        if self._streaming:
-            why_not = yield from self._streamed(request)
-            if why_not is None:
-                return
-            # The session remembers this (the engine asks unstreamed from now on); the client keeps no state.
-            yield StreamingOff(f"{why_not} Asking again without streaming, and from now on.")
+        why_not = yield from self._streamed(request)
+        if why_not is None:
+            return
+        # The run records this (the engine asks unstreamed from now on); the client keeps no state.
+        yield StreamingOff(f"{why_not} Asking again without streaming, and from now on.")
         completion = yield from self._retrying(lambda deadline: self._unstreamed(request, deadline), request)
         if completion.content:
             yield TextDelta(completion.content)
