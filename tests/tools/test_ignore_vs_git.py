@@ -14,14 +14,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcli.tools.files.list_files import make_list_files
+from agentcli.tools.files.walk import shown_path
 from agentcli.tools.files.workspace import Workspace
 
 GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
 
 DIRS = ["a", "b", "d.py", "a/b", "b/a", "a/b/c", "c/c"]
-NAMES = ["x.py", "y.txt", "a", "b.py", "keep.txt", ".env", "c"]
+NAMES = ["x.py", "y.txt", "a", "b.py", "keep.txt", ".env", "c", "é.txt", "éa.py", "\udcff.py"]
+# Runs of `*` and `?` (what backtracked), and names git compares as bytes: `?` is one byte of `é`'s two, and
+# `\udcff` is the byte 0xff of a name that is not UTF-8.
 SEGMENTS = ["a", "b", "c", "*", "**", "*.py", "x.*", "?.txt", "[ab]", "keep.txt", "d.py"]
+SEGMENTS += ["*?*", "?*?.py", "??.txt", "é*", "*?*?*?*?*?*?", "\udcff*", "?*"]
 
 
 @st.composite
@@ -77,7 +81,9 @@ def test_list_files_lists_what_git_lists(tree: dict[str, list[tuple[str, str]] |
         assert isinstance(ignores, dict)
         for directory, lines in ignores.items():
             if (root / directory).is_dir():
-                (root / directory / ".gitignore").write_text("\n".join(lines) + "\n")
+                (root / directory / ".gitignore").write_bytes(
+                    ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+                )
         listed = subprocess.run(
             [GIT, "-c", "core.excludesFile=/dev/null", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
             cwd=root,
@@ -85,9 +91,10 @@ def test_list_files_lists_what_git_lists(tree: dict[str, list[tuple[str, str]] |
             capture_output=True,
             check=True,
             timeout=30,
-        ).stdout.decode()
+        ).stdout.decode("utf-8", "surrogateescape")
         workspace = Workspace(root)
-        expected = sorted(rel for rel in listed.split("\0") if rel and workspace.denied_rel(rel) is None)
+        kept = sorted(rel for rel in listed.split("\0") if rel and workspace.denied_rel(rel) is None)
+        expected = [shown_path(rel) for rel in kept]  # a name that is not UTF-8 is shown escaped
         result = make_list_files(workspace)(limit=1000)
         actual = [] if result.startswith("No files") else result.splitlines()
         assert actual == expected
