@@ -225,7 +225,7 @@ class Engine:
         if isinstance(decision, Deny):
             yield CallDenied(call.step, call.id, call.name, decision.reason)
             return ToolReturned(call.step, call.id, call.name, decision.reason, True, 0.0)
-        result = self.tools.call(call.name, call.arguments)
+        result = self.tools.call(call.name, call.arguments, call.id)
         return ToolReturned(call.step, call.id, call.name, result.content, result.is_error, result.elapsed_ms)
 
     def _repeat_notice(self, run: RunState, call: PendingCall) -> str | None:

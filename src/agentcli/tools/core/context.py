@@ -20,6 +20,8 @@ class ToolContext:
 
     workspace: Workspace
     settings: Settings
+    call_id: str = ""
+    """The id of the tool call being run ("" outside a call): what a change made by the call is recorded under."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ToolContext:

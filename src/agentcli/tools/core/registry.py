@@ -18,6 +18,7 @@ What a tool does besides returning is kept off the user's screen and out of the 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 import io
 import json
@@ -191,10 +192,10 @@ class ToolRegistry:
             args = tool.args_model.model_validate(args).model_dump(mode="json")
         return f"{name} {json.dumps(args, sort_keys=True, ensure_ascii=False)}"
 
-    def call(self, name: str, raw_args: str | dict[str, Any] | None) -> ToolResult:
+    def call(self, name: str, raw_args: str | dict[str, Any] | None, call_id: str = "") -> ToolResult:
         """Run a tool by name with the model's raw arguments. Every failure becomes an error result."""
         started = time.perf_counter()
-        content, is_error = self._call(name, raw_args)
+        content, is_error = self._call(name, raw_args, call_id)
         content = self._scrubbed(content)  # before the clip, which could otherwise leave half a key behind
         if len(content) > RESULT_LIMIT:
             content = (
@@ -203,7 +204,7 @@ class ToolRegistry:
             )
         return ToolResult(content, is_error, (time.perf_counter() - started) * 1000)
 
-    def _call(self, name: str, raw_args: str | dict[str, Any] | None) -> tuple[str, bool]:
+    def _call(self, name: str, raw_args: str | dict[str, Any] | None, call_id: str) -> tuple[str, bool]:
         tool = self._tools.get(name)
         if tool is None:
             available = ", ".join(self._tools) or "none"
@@ -226,7 +227,8 @@ class ToolRegistry:
         if context_params:
             if self.context is None:
                 return f"{name} needs a workspace, and its registry was made without a ToolContext.", True
-            kwargs.update(dict.fromkeys(context_params, self.context))
+            context = dataclasses.replace(self.context, call_id=call_id) if call_id else self.context
+            kwargs.update(dict.fromkeys(context_params, context))
         with _captured_stdout() as printed:
             content, is_error = _run(tool.func, kwargs)
         return _with_printed(content, printed.getvalue()), is_error
