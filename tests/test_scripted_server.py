@@ -180,7 +180,7 @@ def test_schema_invalid_request_is_a_400_and_a_violation(
 
 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "calculator", "arguments": "{}"}}
-ASKS = {"role": "assistant", "content": None, "tool_calls": [CALL]}
+ASKS = {"role": "assistant", "tool_calls": [CALL]}
 
 
 @pytest.mark.parametrize(
@@ -213,6 +213,30 @@ def test_find_problem_says_what_is_wrong(body: Any, problem: str) -> None:
 def test_a_valid_tool_round_trip_has_no_problem() -> None:
     answer = {"role": "tool", "tool_call_id": "call_1", "content": "4"}
     assert find_problem({"model": "m", "messages": [{"role": "system", "content": "s"}, USER, ASKS, answer]}) is None
+
+
+def test_a_null_content_beside_tool_calls_gets_llama_cpp_pythons_500(
+    scripted_server: ScriptedServer, openai_client: openai.OpenAI
+) -> None:
+    """As strict as the strictest real server: llama-cpp-python's request type allows a string or no key."""
+    scripted_server.expect_violations = True
+    answer = {"role": "tool", "tool_call_id": "call_1", "content": "4"}
+    with pytest.raises(openai.InternalServerError) as caught:
+        ask(openai_client, [USER, {**ASKS, "content": None}, answer])
+    assert caught.value.status_code == 500 and "x-should-retry" not in caught.value.response.headers
+    error = caught.value.body
+    assert isinstance(error, dict) and error["type"] == "internal_server_error"
+    assert error["message"].startswith("7 validation errors:\n")
+    assert "'loc': ('body', 'messages', 1, 'ChatCompletionRequestAssistantMessage', 'content')" in error["message"]
+    assert scripted_server.violations == [
+        "request #1: $.messages[1].content is null: llama-cpp-python refuses that (a 500); leave the key out"
+    ]
+
+
+def test_an_assistant_text_without_calls_may_not_be_null_either() -> None:
+    assert "content is null" in (
+        find_problem({"model": "m", "messages": [USER, {"role": "assistant", "content": None}]}) or ""
+    )
 
 
 def test_unanswered_tool_call_is_a_violation(scripted_server: ScriptedServer, openai_client: openai.OpenAI) -> None:

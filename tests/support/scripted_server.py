@@ -6,6 +6,10 @@ receives. Every request is recorded and validated: the Chat Completions request 
 400 and is recorded in `violations`; leaving the context manager raises if any were recorded (unless
 `expect_violations` is set).
 
+Where real servers are stricter than the schema, the server is as strict as the strictest: an assistant message
+with `"content": null` (OpenAI accepts it; llama-cpp-python's request type allows a string or no key) gets the
+500 and the pydantic dump that llama-cpp-python answers, without any header that says "do not retry".
+
     with ScriptedServer([tool_calls(("read_file", {"path": "a.txt"})), text("done")]) as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="test-key")
 
@@ -355,6 +359,10 @@ class ScriptedServer:
             return _Answer(self._refuse(404, f"request #{number}: no such endpoint {path}"), None, number)
         problem = find_problem(body)
         if problem is not None:
+            index = _null_content(body["messages"]) if problem.endswith(NULL_CONTENT) else None
+            if index is not None:
+                self._violation(f"request #{number}: {problem}")
+                return _Answer(llama_cpp_validation_error(index, body["messages"][index]), None, number)
             return _Answer(self._refuse(400, f"request #{number}: {problem}"), None, number)
         return _Answer(self._scripted(body, number), body, number)
 
@@ -436,7 +444,21 @@ def find_problem(body: Any) -> str | None:
             return f"$.messages[{i}]{problem}"
     if not body["model"]:
         return "$.model: the model name is empty"
+    index = _null_content(body["messages"])
+    if index is not None:
+        return f"$.messages[{index}]{NULL_CONTENT}"
     return _pairing_problem(body["messages"])
+
+
+NULL_CONTENT = ".content is null: llama-cpp-python refuses that (a 500); leave the key out"
+
+
+def _null_content(messages: list[Request]) -> int | None:
+    """The index of the first assistant message whose `content` is null, or None."""
+    for i, message in enumerate(messages):
+        if message["role"] == "assistant" and "content" in message and message["content"] is None:
+            return i
+    return None
 
 
 LLAMA_CPP_MEMBERS = ("System", "User", "Assistant", "Tool", "Function")
