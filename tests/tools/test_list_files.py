@@ -155,3 +155,15 @@ def test_every_bad_argument_is_a_clear_result(tree: Path, args: dict[str, object
 def test_secret_directories_and_names_with_newlines_are_left_out_wherever_they_sort(tmp_path: Path) -> None:
     make_tree(tmp_path, {"a.txt": "", "zz/.git/config": "", "zz/.ssh/id_rsa": "", "x/.env\nlocal": "", "x/b": ""})
     assert listing(tmp_path).splitlines() == ["a.txt", "x/b"]
+
+
+def test_credential_files_of_every_kind_are_left_out(tmp_path: Path) -> None:
+    secrets = [".pgpass", "web/.htpasswd", "k/a.ppk", "infra/p.tfvars", "credentials", ".config/gh/hosts.yml"]
+    secrets += [
+        "k/service-account.json",
+        "k/proj-0123456789ab.json",
+        ".config/gcloud/application_default_credentials.json",
+    ]
+    kept = ["README.md", "data/3fa85f64-5717-4562-b3fc-2c963f66afa6.json", "infra/main.tf", "k/proj.json"]
+    make_tree(tmp_path, dict.fromkeys(secrets + kept, "x"))
+    assert listing(tmp_path).splitlines() == sorted(kept)

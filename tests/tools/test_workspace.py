@@ -208,6 +208,20 @@ def test_resolve_never_returns_a_path_outside_the_root(tree: Path, parts: list[s
         "certs/CLIENT.PFX",
         "deploy/prod.env",
         "infra/terraform.tfstate",
+        ".pgpass",
+        "infra/prod.tfvars",
+        "infra/secrets.auto.tfvars",
+        "infra/prod.tfvars.json",
+        "web/.htpasswd",
+        "keys/server.PPK",
+        "credentials",
+        "ci/credentials",
+        "home/.config/gh/hosts.yml",
+        "deploy/service-account.json",
+        "keys/prod-service-account-key.json",
+        "keys/gcp_service_account.json",
+        "home/.config/gcloud/application_default_credentials.json",
+        "keys/my-project-1a2b3c4d5e6f.json",
     ],
 )
 def test_credential_files_are_refused_wherever_they_are(tmp_path: Path, rel: str) -> None:
@@ -217,6 +231,22 @@ def test_credential_files_are_refused_wherever_they_are(tmp_path: Path, rel: str
         Workspace(tmp_path).resolve(rel)
 
 
-@pytest.mark.parametrize("rel", [".aws/config", ".kube/config.d/x", "docker/config.json", "prod.env.example.md"])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        ".aws/config",
+        ".kube/config.d/x",
+        "docker/config.json",
+        "prod.env.example.md",
+        "docs/credentials.md",
+        "infra/variables.tf",
+        "infra/terraform.tfvars.example",
+        "home/.config/gh/config.yml",
+        "package.json",
+        "locales/ar-sa.json",
+        "fixtures/3fa85f64-5717-4562-b3fc-2c963f66afa6.json",
+        "build/app-1a2b3c4d.json",
+    ],
+)
 def test_their_neighbours_are_not(tmp_path: Path, rel: str) -> None:
     assert Workspace(tmp_path).denied_rel(rel) is None

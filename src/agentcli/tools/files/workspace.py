@@ -30,16 +30,34 @@ DEFAULT_DENY: tuple[str, ...] = (
     ".npmrc",
     ".pypirc",
     ".vault-token",
+    ".pgpass",
+    ".htpasswd",
+    "*.ppk",
+    "*.tfvars",
+    "*.tfvars.json",
     ".aws/credentials",
+    "credentials",
     ".docker/config.json",
     ".kube/config",
+    "gh/hosts.yml",
+    "*service-account*.json",
+    "*service_account*.json",
+    "application_default_credentials.json",
+    "*-" + "[0-9a-f]" * 12 + ".json",
+    "!" + "-".join("[0-9a-f]" * n for n in (8, 4, 4, 4, 12)) + ".json",
     ".git",
 )
 """Secrets refused by default: dotenv files (but the example), private keys, credential files, git internals.
 
 Each pattern is matched case-insensitively (fnmatch) against every part of the resolved relative path, so
-`.git` covers everything under it; a pattern with a `/` is matched against every tail of the relative path
-(`.aws/credentials` wherever it is). A pattern starting with `!` exempts the names it matches from the others.
+`.git` covers everything under it (and `credentials` a directory of that name); a pattern with a `/` is matched
+against every tail of the relative path (`.aws/credentials` wherever it is). A pattern starting with `!` exempts
+the names it matches from the others.
+
+GCP service-account keys are told by name only (the walk never opens a file to decide): a name with
+`service-account` or `service_account` in it, gcloud's `application_default_credentials.json`, and the console's
+download name `PROJECT-0123456789ab.json` (a dash and the key id's first 12 hex digits), but not a bare UUID
+name (`3fa85f64-…-2c963f66afa6.json`, a common data file). A key renamed to anything else is not recognised.
 """
 
 QUOTE_LIMIT = 120
