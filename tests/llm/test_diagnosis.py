@@ -113,7 +113,8 @@ def test_a_400_that_names_functions_without_refusing_tools_is_a_plain_error(
 # -- a request the server finds invalid (issue 17 item 8) --------------------------------------------------------
 
 
-ASKED = {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {}}]}
+CALL = {"id": "call_1", "type": "function", "function": {"name": "calculator", "arguments": "{}"}}
+ASKED = {"role": "assistant", "content": None, "tool_calls": [CALL]}
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["streamed", "unstreamed"])
@@ -128,6 +129,18 @@ def test_a_500_that_is_a_validation_error_is_not_retried_and_says_where(
     assert "refused the request as invalid (500: messages[1].content: Input should be a valid string)" in str(
         caught.value
     )
+
+
+def test_a_null_content_refused_by_the_strict_server_is_asked_once(
+    scripted_server: ScriptedServer, make_client: MakeClient
+) -> None:
+    scripted_server.expect_violations = True  # the scripted server is as strict as llama-cpp-python
+    scripted_server.script = [text("never")]
+    answered = {"role": "tool", "tool_call_id": "call_1", "content": "0"}
+    request: ChatRequest = {**WITH_TOOLS, "messages": [*WITH_TOOLS["messages"], ASKED, answered]}
+    with pytest.raises(RequestRejectedError, match=r"\(500: messages\[1\]\.content: Input should be a valid string\)"):
+        list(make_client(max_retries=3).stream(request))
+    assert len(scripted_server.requests) == 1
 
 
 def test_the_scripted_client_words_a_full_context_as_the_real_one_does() -> None:
