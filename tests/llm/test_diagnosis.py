@@ -7,6 +7,7 @@ import json
 import pytest
 
 from agentcli.errors import ContextLengthError, LLMError, RequestRejectedError, ToolsUnsupportedError
+from agentcli.llm.diagnosis import validation_problem
 from agentcli.llm.scripted import context_full
 from agentcli.llm.types import ChatRequest
 from tests.llm.asking import asked
@@ -148,3 +149,11 @@ def test_the_scripted_client_words_a_full_context_as_the_real_one_does() -> None
     assert isinstance(failure, ContextLengthError) and failure.status == 400
     assert str(failure).startswith("The conversation no longer fits the model's context window (")
     assert "Start a new session (or /reset in a chat)" in str(failure)
+
+
+def test_pydantics_own_text_form_is_read_as_a_validation_error_too() -> None:
+    words = "1 validation error for ChatRequest\nmessages.1.content\n  Input should be a valid string"
+    assert validation_problem(words) == (
+        "1 validation error for ChatRequest messages.1.content Input should be a valid string"
+    )
+    assert validation_problem("CUDA out of memory") is None

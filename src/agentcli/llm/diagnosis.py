@@ -82,8 +82,9 @@ def validation_problem(message: str) -> str | None:
     if _VALIDATION.search(message) is None:
         return None
     errors = [(_location(m["loc"]), m["msg"]) for m in _PYDANTIC_ERROR.finditer(message)]
-    if not errors:
-        return "its validation of the request failed"
+    if not errors:  # pydantic's own text form ("1 validation error for X\n  field\n    Input should be ...")
+        words = " ".join(message.split())
+        return words if len(words) <= 200 else words[:200] + "…"
     wrong_role = {where[:-1] for where, _ in errors if where and where[-1] == "role"}
     relevant = [(w, msg) for w, msg in errors if not any(w[:n] in wrong_role for n in range(1, len(w)))]
     where, msg = (relevant or errors)[0]
