@@ -11,7 +11,10 @@ HEAD, into a temporary directory, with no caches (.pytest_cache, .hypothesis, __
 interpreter with the clone's src/ first on PYTHONPATH, so the clone's code is what is tested.
 
 `CPU s` is the user + system time of pytest and its children: it hardly moves when the machine is shared,
-wall time does (the figures in bench/README.md say what else was running).
+wall time does. So the table's header gives the load average before the run and the busiest other processes
+(anything not started by this script), which is what the wall times are to be read against.
+
+Targets (issue 16): at most 60 s idle and at most 120 s with two burners, on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -29,8 +32,9 @@ from pathlib import Path
 
 from common import ROOT, environment_line, print_table, verdict
 
-TARGET_S = 90.0
-"""The suite must take at most this long with two burners on a 2-core machine (issue 7)."""
+TARGETS_S = {0: 60.0, 2: 120.0}
+"""Burners -> the most the suite may take on a 2-core machine (issue 16): idle, and while two processes burn
+both cores."""
 HANG_S = 900
 """Far above any real cost: a run this long has hung, and is stopped."""
 
@@ -86,6 +90,21 @@ def run_suite(tree: Path, burners: int, pytest_args: Sequence[str]) -> tuple[flo
     return wall, cpu, done.returncode, summary
 
 
+def others_busy(limit: int = 5) -> list[str]:
+    """The busiest processes of the machine right now that are not this script's: what else shares the CPU."""
+    done = subprocess.run(
+        ["ps", "-eo", "pid,ppid,pcpu,comm", "--sort=-pcpu", "--no-headers"], capture_output=True, text=True
+    )
+    mine = {os.getpid(), os.getppid()}
+    busy = []
+    for line in done.stdout.splitlines():
+        pid, ppid, pcpu, comm = line.split(None, 3)
+        if int(pid) in mine or int(ppid) in mine or float(pcpu) < 5.0:
+            continue
+        busy.append(f"{comm} {pcpu}%")
+    return busy[:limit]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--burners", type=int, action="append", help="burner counts to run (default: 0 and 2)")
@@ -93,16 +112,18 @@ def main() -> int:
     parser.add_argument("--source", default=str(ROOT), help="the repository to clone (default: this one)")
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --), e.g. -- --durations=20")
     args = parser.parse_args()
-    load = os.getloadavg()[0]
     rows = []
     for burners in args.burners or [0, 2]:
+        load, busy = os.getloadavg()[0], others_busy()
         with checkout(args.here, args.source) as tree:
             wall, cpu, code, summary = run_suite(tree, burners, args.pytest_args)
-        judged = verdict(wall / TARGET_S, 1.0) if burners >= 2 else ""
+        target = TARGETS_S.get(burners)
+        judged = f"{verdict(wall / target, 1.0)} (<= {target:.0f} s)" if target else ""
         outcome = "pass" if code == 0 else f"FAIL ({code})"
-        rows.append([f"{burners} burners", f"{wall:.1f}", f"{cpu:.1f}", outcome, judged, summary])
-    print(f"{environment_line()}; 1-minute load average at the start: {load:.1f}")
-    print_table(["case", "wall s", "CPU s", "pytest", f"<= {TARGET_S:.0f} s", "pytest says"], rows)
+        also = ", ".join(busy) or "nothing over 5% CPU"
+        rows.append([f"{burners} burners", f"{wall:.1f}", f"{cpu:.1f}", outcome, judged, f"{load:.1f}", also, summary])
+    print(environment_line())
+    print_table(["case", "wall s", "CPU s", "pytest", "target", "load before", "also running", "pytest says"], rows)
     return 0 if all(row[3] == "pass" for row in rows) else 1
 
 
