@@ -13,6 +13,7 @@ no store.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -20,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agentcli.config import Settings
-from agentcli.engine.conversation import Conversation
+from agentcli.engine.conversation import Conversation, FileRecord
+from agentcli.engine.files import SessionLedger
 from agentcli.engine.judge import Judge
 from agentcli.engine.loop import Engine
 from agentcli.engine.policy import BeforeCall, approved_only
@@ -54,6 +56,10 @@ class Recorder(Protocol):
 
     def checkpoint(self, session: Session, run: RunState) -> None:
         """The log and `run` hold a state the run can go on from."""
+        ...
+
+    def changed(self, session: Session, record: FileRecord) -> None:
+        """A tool is about to change a file: `record` (before and after) must be kept before it does."""
         ...
 
     def stopped(self, session: Session, run: RunState, final: RunFinished) -> None:
@@ -142,9 +148,15 @@ class Agent:
         self.settings = settings
         self.recorder = recorder
         """Sees every run (the CLI's saves sessions); None saves nothing."""
-        self.tools = ToolRegistry(builtin_list() if builtins else (), context=ToolContext.from_settings(settings))
+        # The file tools' ledger is the session's log, whichever session the agent holds (reset, resume).
+        on_change = None if recorder is None else recorder.changed
+        ledger = SessionLedger(lambda: self.session, on_change)
+        context = dataclasses.replace(ToolContext.from_settings(settings), ledger=ledger)
+        self.tools = ToolRegistry(builtin_list() if builtins else (), context=context)
         for tool in tools or ():
             self.tools.add(tool)
+        if settings.read_only:
+            self.tools.drop_changing()
         if client is None:
             from agentcli.llm.client import OpenAIChatClient
 

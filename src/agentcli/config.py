@@ -77,6 +77,8 @@ class Settings:
     """Retries on 429, 5xx and connection errors, with exponential backoff, Retry-After honoured (LLM_MAX_RETRIES)."""
     stream: bool = True
     """Stream replies; off for servers that cannot stream tool calls (LLM_STREAM=0)."""
+    read_only: bool = False
+    """Offer no tool that changes files or runs commands (every tool that asks for approval is left out)."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -121,6 +123,7 @@ class Choices(TypedDict, total=False):
     judge: bool
     max_steps: int
     workspace: Path
+    read_only: bool
 
 
 def load_settings(

@@ -23,6 +23,8 @@ COMMANDS = {
     "resume": "agentcli.cli.resume:resume",
     "tools": "agentcli.cli.tools_cmd:tools_app",
     "sessions": "agentcli.cli.sessions_cmd:sessions_app",
+    "diff": "agentcli.cli.changes_cmd:diff",
+    "undo": "agentcli.cli.changes_cmd:undo",
 }
 """Each command's name and where it is defined (a function, or a Typer app of subcommands), in help order."""
 

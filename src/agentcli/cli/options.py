@@ -46,6 +46,14 @@ ToolFiles = Annotated[
 ]
 
 
+ReadOnly = Annotated[
+    bool,
+    typer.Option(
+        "--read-only", help="Offer no tool that changes files or runs commands (none that asks for approval)."
+    ),
+]
+
+
 @dataclass(frozen=True)
 class RunOptions:
     """What `ask` and `chat` both take, as the user gave it."""
@@ -92,6 +100,7 @@ class RunOptions:
     no_save: Annotated[
         bool, typer.Option("--no-save", help="Save nothing of this session (agent sessions lists the saved ones).")
     ] = False
+    read_only: ReadOnly = False
     continue_: Annotated[
         bool, typer.Option("--continue", help="Go on in the memory of the latest saved session, saving into it.")
     ] = False
@@ -107,7 +116,12 @@ class RunOptions:
 
     def settings(self) -> Settings:
         """Settings from these options > the environment > `.env`; a model must be configured."""
-        choices: Choices = {"mode": self.mode, "judge": self.judge, "max_steps": self.max_steps}
+        choices: Choices = {
+            "mode": self.mode,
+            "judge": self.judge,
+            "max_steps": self.max_steps,
+            "read_only": self.read_only,
+        }
         if self.workspace is not None:
             choices["workspace"] = self.workspace
         return load_settings(

@@ -32,6 +32,7 @@ def list_tools(
     mode: opt.Mode = Settings.mode,
     workspace: opt.Workspace = None,
     files: opt.ToolFiles = None,
+    read_only: opt.ReadOnly = False,
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
     from agentcli.tools.builtin import builtin_tools
@@ -42,6 +43,8 @@ def list_tools(
     tools = builtin_tools(settings=settings)
     for tool in extra:
         tools.add(tool)
+    if read_only:
+        tools.drop_changing()
     if as_json:
         if mode in ("react", "json"):
             from agentcli.adapters import make_adapter

@@ -1,7 +1,8 @@
 """The session's log: OpenAI-shaped messages with stable ids, append-only; the View of it that the model is sent;
 and the pairing rule, walked in one place.
 
-    Conversation   every message ever said in the session, each an Entry(id, message); never rewritten
+    Conversation   every message ever said in the session, each an Entry(id, message), and every file the
+                   tools read or changed, each a FileRecord; ids from one counter; never rewritten
     View           what one request sends: today every message of the runs that were not taken back
 
 A run taken back (interrupted in a chat) stays in the log: the View leaves its messages out. Compaction will
@@ -28,20 +29,60 @@ class Entry:
     message: Message
 
 
+@dataclass(frozen=True)
+class FileRecord:
+    """A file a tool call read or changed: what undo, diff and the read-before-write rule stand on."""
+
+    id: int
+    call_id: str
+    path: str
+    """Relative to the workspace, as the tools show it."""
+    digest: str
+    """The sha256 of the content the call read, or left."""
+    before: bytes | None = None
+    """A change: the content before it (None: the file did not exist)."""
+    after: bytes | None = None
+    """A change: the content it wrote; None for a read."""
+
+    @property
+    def is_change(self) -> bool:
+        return self.after is not None
+
+
 class Conversation:
     """The messages of a session, without the system prompt (it is prepended per request, never stored)."""
 
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         self._entries: list[Entry] = []
+        self._records: list[FileRecord] = []
+        self._next = 0
         for message in messages:
             self._append(dict(message))
 
     @classmethod
-    def from_entries(cls, entries: Iterable[Entry]) -> Conversation:
+    def from_entries(cls, entries: Iterable[Entry], records: Iterable[FileRecord] = ()) -> Conversation:
         """A log read back, its ids as they were (a damaged entry left out leaves a gap, not a shift)."""
         conversation = cls()
         conversation._entries = sorted(entries, key=lambda entry: entry.id)
+        conversation._records = sorted(records, key=lambda record: record.id)
+        last = [items[-1].id for items in (conversation._entries, conversation._records) if items]
+        conversation._next = max(last, default=-1) + 1
         return conversation
+
+    @property
+    def records(self) -> Sequence[FileRecord]:
+        return self._records
+
+    def records_since(self, first: int) -> Sequence[FileRecord]:
+        """The file records whose id is `first` or later."""
+        return self._records[bisect.bisect_left(self._records, first, key=lambda record: record.id) :]
+
+    def add_record(
+        self, call_id: str, path: str, digest: str, before: bytes | None = None, after: bytes | None = None
+    ) -> FileRecord:
+        record = FileRecord(self._take_id(), call_id, path, digest, before, after)
+        self._records.append(record)
+        return record
 
     @property
     def entries(self) -> Sequence[Entry]:
@@ -57,8 +98,8 @@ class Conversation:
 
     @property
     def next_id(self) -> int:
-        """The id the next message gets."""
-        return self._entries[-1].id + 1 if self._entries else 0
+        """The id the next message or record gets."""
+        return self._next
 
     def since(self, first: int) -> Sequence[Entry]:
         """The entries whose id is `first` or later."""
@@ -97,7 +138,11 @@ class Conversation:
         return View([entry.message for entry in kept], [entry.id for entry in kept])
 
     def _append(self, message: Message) -> None:
-        self._entries.append(Entry(self.next_id, message))
+        self._entries.append(Entry(self._take_id(), message))
+
+    def _take_id(self) -> int:
+        self._next += 1
+        return self._next - 1
 
 
 class Pairing(NamedTuple):

@@ -45,7 +45,11 @@ class Session:
 
     def view(self) -> View:
         """What the model is sent of the log: everything but the runs taken back."""
-        return self.conversation.view(self.span(run) for run in self.runs if run.withdrawn)
+        return self.conversation.view(self.hidden())
+
+    def hidden(self) -> list[range]:
+        """The ids the runs taken back wrote: out of the view, and out of what the model has read."""
+        return [self.span(run) for run in self.runs if run.withdrawn]
 
     def span(self, run: RunState) -> range:
         """The ids of the log entries `run` wrote."""

@@ -64,6 +64,8 @@ class RunState:
     """The log id of the run's question: the run wrote the entries from there to the next run's start."""
     withdrawn: bool = False
     """Taken back (interrupted in a chat): its entries stay in the log and leave the view."""
+    undone: bool = False
+    """`agent undo` put back the files this run changed."""
     state: State = State.THINKING
     step: int = 0
     """Model calls made so far (the judge's are not counted)."""

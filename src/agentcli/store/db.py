@@ -3,6 +3,7 @@
     sessions  one row per session: what `sessions list` shows, kept up to date by every checkpoint, and the
               lease (`owner`: the process running it now)
     messages  the log, one row per message (session_id, id); rows are only ever added
+    records   the files the tools read and changed, ids from the log's counter (session_id, id); only added
     runs      each run's RunState as JSON, replaced at every checkpoint (session_id, number)
     events    what the renderers were shown, for `sessions show`: one JSON array per checkpoint (session_id, run, seq)
 
@@ -24,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from agentcli.engine.conversation import Entry
+from agentcli.engine.conversation import Entry, FileRecord
 from agentcli.engine.state import RunState
 from agentcli.errors import StoreError
 from agentcli.llm.types import Message, Usage
@@ -97,6 +98,8 @@ class Saved:
     """The log, each message with its id."""
     runs: list[RunState]
     statuses: list[str]
+    records: list[FileRecord] = field(default_factory=list)
+    """The files the tools read and changed."""
 
     @property
     def messages(self) -> list[Message]:
@@ -117,6 +120,8 @@ class Checkpoint:
     """(number, status, the RunState as JSON)."""
     events: str | None
     """The run's events since the last checkpoint, as one JSON array."""
+    records: list[FileRecord] = field(default_factory=list)
+    """The file records not saved yet."""
 
 
 class Store:
@@ -181,6 +186,25 @@ class Store:
             db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (sid, number, status, state))
             if checkpoint.events is not None:
                 _add_events(db, sid, number, checkpoint.events)
+            _add_records(db, sid, checkpoint.records)
+
+    def add_records(self, session_id: str, owner: str, records: list[FileRecord]) -> None:
+        """Save file records at once (a change, before it is applied); StoreError when the lease was lost."""
+        with self._transaction() as db:
+            owned = db.execute("SELECT 1 FROM sessions WHERE id = ? AND owner IS ?", (session_id, owner)).fetchall()
+            if not owned:
+                raise StoreError(f"session {session_id} is being run by another agentcli process now; not saved")
+            _add_records(db, session_id, records)
+
+    def save_run(self, session_id: str, owner: str, run: RunState, status: str) -> None:
+        """Write one run's state again (undo marks a run undone), under the lease."""
+        with self._transaction() as db:
+            owned = db.execute("SELECT 1 FROM sessions WHERE id = ? AND owner IS ?", (session_id, owner)).fetchall()
+            if not owned:
+                raise StoreError(f"session {session_id} is being run by another agentcli process now; not saved")
+            db.execute(
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (session_id, run.number, status, state_json(run))
+            )
 
     def mark(self, session_id: str, owner: str, number: int, status: str, updated: str, events: str) -> None:
         """Set the status of a run that stopped without finishing, and add its last events."""
@@ -215,7 +239,7 @@ class Store:
 
     def delete(self, session_id: str) -> None:
         with self._transaction() as db:
-            for table in ("events", "runs", "messages"):
+            for table in ("events", "runs", "messages", "records"):
                 db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
@@ -294,7 +318,21 @@ class Store:
                 self._damage(f"session {session_id}: message {mid} is damaged and was left out")
             else:
                 entries.append(Entry(mid, message))
-        return Saved(summary, entries, states, [str(status) for status, _ in runs])
+        return Saved(summary, entries, states, [str(status) for status, _ in runs], self._records(session_id))
+
+    def _records(self, session_id: str) -> list[FileRecord]:
+        rows = self._query(
+            "SELECT id, call_id, path, digest, before, after FROM records WHERE session_id = ? ORDER BY id",
+            (session_id,),
+        )
+        records = []
+        for row in rows:
+            record = rows_check.record(row, FileRecord)
+            if record is None:
+                self._damage(f"session {session_id}: file record {row[0]!r} is damaged and was left out")
+            else:
+                records.append(record)
+        return records
 
     def events(self, session_id: str) -> list[tuple[int, dict[str, Any]]]:
         """(run number, the event's data) in the order they happened; damaged batches are skipped."""
@@ -330,6 +368,13 @@ def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: str) 
         "INSERT INTO events VALUES (?1, ?2, "
         "(SELECT coalesce(max(seq), -1) + 1 FROM events WHERE session_id = ?1 AND run = ?2), ?3)",
         (session_id, run, events),
+    )
+
+
+def _add_records(db: sqlite3.Connection, session_id: str, records: list[FileRecord]) -> None:
+    db.executemany(
+        "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after) for r in records],
     )
 
 

@@ -37,7 +37,7 @@ def to_session(
     session = Session(
         mode=saved_mode,
         streaming=saved.summary.streaming if streaming is None else streaming,
-        conversation=Conversation.from_entries(saved.entries),
+        conversation=Conversation.from_entries(saved.entries, saved.records),
         runs=list(saved.runs),
         id=saved.summary.id,
     )

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from agentcli.engine.conversation import FileRecord
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import StoreError
@@ -69,6 +70,8 @@ class SessionRecorder:
         self._session: Session | None = None
         """The session being saved; its log entries before `_written` are in the store."""
         self._written = 0
+        self._records_written = 0
+        """The log ids before which the session's messages, and its file records, are in the store."""
         self._events: list[dict[str, Any]] = []
         self.failed = False
         """True once saving has failed: nothing more is saved."""
@@ -83,7 +86,8 @@ class SessionRecorder:
         lease: SessionBusy when another live process runs it, so two never write one session."""
         assert session.id is not None, "adopt a session read back from the store"
         self._opened().acquire(session.id, self._owner)
-        self._session, self._written, self._events = session, session.conversation.next_id, []
+        self._session, self._events = session, []
+        self._written = self._records_written = session.conversation.next_id
 
     # -- what the Agent calls --------------------------------------------------------------------------
     def event(self, session: Session, run: RunState, event: Event) -> None:
@@ -98,9 +102,21 @@ class SessionRecorder:
         if self.failed or run.state in TERMINAL:  # the run's last event saves it, an instant later
             return
         self._follow(session)
-        if not self._events and session.conversation.next_id == self._written:
+        if not self._events and session.conversation.next_id == self._written == self._records_written:
             return  # nothing happened since the last save (the last tool result): resuming there is the same
         self._guarded(self._save, session, run, "running")
+
+    def changed(self, session: Session, record: FileRecord) -> None:
+        """A tool is about to apply a change: save its record now, before the file is touched."""
+        if self.failed or session is not self._session or session.id is None:
+            return
+        self._guarded(self._save_records, session)
+
+    def _save_records(self, session: Session) -> None:
+        records = list(session.conversation.records_since(self._records_written))
+        assert session.id is not None
+        self._opened().add_records(session.id, str(self._owner), records)
+        self._records_written = session.conversation.next_id
 
     def stopped(self, session: Session, run: RunState, final: RunFinished) -> None:
         """The run ended without its last event (interrupted, or a bug): keep its last save, resumable.
@@ -121,7 +137,7 @@ class SessionRecorder:
         if session is self._session:
             return
         self._release()
-        self._session, self._written, self._events = session, 0, []
+        self._session, self._written, self._records_written, self._events = session, 0, 0, []
         if session.id is not None:
             try:
                 self.adopt(session)
@@ -151,16 +167,17 @@ class SessionRecorder:
             len(kept),
             sum((each.usage for each in kept), Usage()),
         )
-        entries = session.conversation.since(self._written)
+        log = session.conversation
         checkpoint = Checkpoint(
             summary,
             str(self._owner),
-            messages=[(entry.id, json.dumps(entry.message)) for entry in entries],
+            messages=[(entry.id, json.dumps(entry.message)) for entry in log.since(self._written)],
             run=(run.number, summary.status, state_json(run)),
             events=json.dumps(self._events) if self._events else None,
+            records=list(log.records_since(self._records_written)),
         )
         store.save(checkpoint)
-        self._written = session.conversation.next_id
+        self._written = self._records_written = log.next_id
         self._events = []
 
     def _opened(self) -> Store:

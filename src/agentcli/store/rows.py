@@ -25,6 +25,15 @@ def summary(row: tuple[Any, ...], build: Callable[[tuple[Any, ...]], T]) -> T | 
     return build(row)
 
 
+def record(row: tuple[Any, ...], build: Callable[..., T]) -> T | None:
+    """A file record: (id, call_id, path, digest, before, after), the contents bytes or NULL."""
+    if len(row) != 6 or type(row[0]) is not int or not all(isinstance(value, str) for value in row[1:4]):
+        return None
+    if not all(value is None or isinstance(value, bytes) for value in row[4:]):
+        return None
+    return build(*row)
+
+
 def message(body: object) -> Message | None:
     """A message: a JSON object with a known `role`, text or null content, and well-formed tool calls."""
     data = _json(body)

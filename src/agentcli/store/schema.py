@@ -52,6 +52,11 @@ V2 = (
     "ALTER TABLE messages RENAME COLUMN position TO id",
     # The lease: who is running this session now ("host pid start-time token"), NULL when nobody is.
     "ALTER TABLE sessions ADD COLUMN owner TEXT",
+    # What the file tools read (a digest) and changed (the content before and after), ids from the log's counter.
+    """CREATE TABLE records (
+        session_id TEXT NOT NULL, id INTEGER NOT NULL, call_id TEXT NOT NULL, path TEXT NOT NULL,
+        digest TEXT NOT NULL, before BLOB, after BLOB,
+        PRIMARY KEY (session_id, id)) WITHOUT ROWID""",
 )
 
 MIGRATIONS: list[tuple[str, ...]] = [V1, V2]

@@ -8,9 +8,10 @@ registry and never shown to the model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agentcli.config import Settings
+from agentcli.tools.files.ledger import Ledger, MemoryLedger
 from agentcli.tools.files.workspace import Workspace
 
 
@@ -22,6 +23,9 @@ class ToolContext:
     settings: Settings
     call_id: str = ""
     """The id of the tool call being run ("" outside a call): what a change made by the call is recorded under."""
+    ledger: Ledger = field(default_factory=MemoryLedger)
+    """What the model has seen of each file and the changes applied (read-before-write, undo); the session's own
+    ledger, or one in memory. Shared by the copies the registry makes per call."""
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ToolContext:

@@ -163,6 +163,14 @@ class ToolRegistry:
         self._tools[made.name] = made
         return made
 
+    def drop_changing(self) -> list[str]:
+        """Leave out every tool that asks for approval (they are the ones that change things: files, commands,
+        a user's side effects), for --read-only; the names left out."""
+        dropped = [name for name, tool in self._tools.items() if tool.requires_approval]
+        for name in dropped:
+            del self._tools[name]
+        return dropped
+
     def __iter__(self) -> Iterator[Tool]:
         return iter(self._tools.values())
 

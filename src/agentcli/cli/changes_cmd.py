@@ -1,0 +1,123 @@
+"""`agent diff [ID]` and `agent undo [ID]`: the file changes a saved session made, shown and put back.
+
+The work is in `agentcli.store.undo`; here are the terminal, the question and the exit codes:
+undo exits 0 when every file was reverted, 1 when some file was not (changed since, or not asked on a
+terminal and no --yes), 2 when there is nothing to undo or no such session.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, guarded
+
+if TYPE_CHECKING:
+    from agentcli.engine.session import Session
+    from agentcli.store.db import Store
+
+SessionRef = Annotated[
+    str | None,
+    typer.Argument(help="A session id or a unique prefix [default: the latest].", show_default=False, metavar="[ID]"),
+]
+
+
+@guarded
+def diff(session_id: SessionRef = None) -> None:
+    """Print the unified diff of every change the session's file tools applied, run by run."""
+    from agentcli.store.undo import session_diff
+
+    store, session, _ = _load(session_id)
+    store.close()
+    text = session_diff(session)
+    if not text:
+        sys.stderr.write(f"session {session.id} changed no file\n")
+        return
+    _show(text)
+
+
+@guarded
+def undo(
+    session_id: SessionRef = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Revert without asking.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Revert files even where they changed since the run left them.")
+    ] = False,
+    workspace: Annotated[
+        Path | None,
+        typer.Option("--workspace", help="Where the files are [default: the session's workspace].", show_default=False),
+    ] = None,
+) -> None:
+    """Put back the files the last run of a session changed (a file it created is removed); again, the run
+    before. A file changed since the run left it is left alone unless --force."""
+    from agentcli.store.lease import this_process
+    from agentcli.store.undo import undo as revert
+    from agentcli.store.undo import undo_plan
+
+    store, session, root = _load(session_id)
+    root = workspace or root
+    plan = undo_plan(session, root)
+    if plan is None:
+        raise fail(f"error: session {session.id} has no change left to undo", EXIT_USAGE)
+    assert session.id is not None
+    owner = this_process()
+    store.acquire(session.id, owner)  # a session a live run is changing is not undone under it
+    try:
+        sys.stderr.write(f"undo run {plan.run.number + 1} of session {session.id}: {len(plan.files)} file(s)\n")
+        _show("".join(item.diff() for item in plan.files))
+        if not yes and not _confirmed():
+            raise fail("not undone: nothing was changed (--yes reverts without asking)", EXIT_NO_ANSWER)
+        outcomes = revert(plan, root, force=force)
+        for item, outcome in outcomes:
+            sys.stderr.write(f"{item.path}: {outcome}\n")
+        done = all(outcome in ("reverted", "removed") for _, outcome in outcomes)
+        if any(outcome in ("reverted", "removed") for _, outcome in outcomes):
+            plan.run.undone = True
+            store.save_run(session.id, str(owner), plan.run, _status(store, session.id, plan.run.number))
+    finally:
+        store.release(session.id, owner)
+        store.close()
+    raise typer.Exit(EXIT_ANSWER if done else EXIT_NO_ANSWER)
+
+
+def _load(reference: str | None) -> tuple[Store, Session, Path]:
+    from agentcli.cli.saving import find_session, open_store
+    from agentcli.store.loading import to_session
+
+    store = open_store()
+    saved = find_session(store, reference)
+    return store, to_session(saved, keep_last=True), Path(saved.summary.workspace)
+
+
+def _status(store: Store, session_id: str, number: int) -> str:
+    saved = store.load(session_id)
+    return saved.statuses[number]
+
+
+def _confirmed() -> bool:
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        sys.stderr.write("(no terminal to ask on: shown only)\n")
+        return False
+    sys.stderr.write("Undo these changes? [y/N] ")
+    sys.stderr.flush()
+    try:
+        answer = sys.stdin.readline()
+    except KeyboardInterrupt:
+        raise fail("\ninterrupted: nothing was changed", 130) from None
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _show(diff_text: str) -> None:
+    """A diff on stdout: coloured on a terminal, as it is otherwise (control characters escaped either way)."""
+    from agentcli.text import visible
+
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.syntax import Syntax
+
+        Console().print(Syntax(visible(diff_text), "diff", theme="ansi_dark", background_color="default"))
+    else:
+        sys.stdout.write(visible(diff_text))

@@ -1,0 +1,71 @@
+"""The file tools' ledger over a Session: what the model read and what the tools changed, as FileRecords in
+the session's log.
+
+The read-before-write rule asks `seen(path)`: the digest of what the model last read of the file, or of what
+the agent's own last change left. Runs taken back do not count (the model never saw what they read). A change
+is recorded, and handed to `on_change` (the store saves it at once), before the rename that applies it: a
+resumed call finds it with `recorded(call_id)` and never applies it twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from agentcli.engine.conversation import FileRecord
+from agentcli.engine.session import Session
+
+if TYPE_CHECKING:
+    from agentcli.tools.files.ledger import Change
+
+
+class SessionLedger:
+    """A Ledger (the tools' protocol) whose records go into the current session's log."""
+
+    def __init__(
+        self, session: Callable[[], Session], on_change: Callable[[Session, FileRecord], None] | None = None
+    ) -> None:
+        self._session = session
+        self._on_change = on_change
+
+    def seen(self, path: str) -> str | None:
+        session = self._session()
+        hidden = session.hidden()
+        for record in reversed(session.conversation.records):
+            if record.path == path and not any(record.id in gap for gap in hidden):
+                return record.digest
+        return None
+
+    def saw(self, path: str, digest: str) -> None:
+        if self.seen(path) != digest:  # a file read again unchanged adds nothing
+            self._session().conversation.add_record("", path, digest)
+
+    def record(self, change: Change, call_id: str = "") -> None:
+        session = self._session()
+        record = session.conversation.add_record(
+            call_id, change.path, _digest(change.after), change.before, change.after
+        )
+        if self._on_change is not None:
+            self._on_change(session, record)
+
+    def recorded(self, call_id: str) -> Change | None:
+        """The change the call `call_id` recorded, if it got that far (a resumed call asks)."""
+        if not call_id:
+            return None
+        changes = self._session().conversation.records
+        found = next((r for r in reversed(changes) if r.call_id == call_id and r.after is not None), None)
+        if found is None or found.after is None:
+            return None
+        from agentcli.tools.files.ledger import Change
+
+        return Change(found.path, found.before, found.after, "")
+
+    def changes(self) -> list[FileRecord]:
+        """Every change recorded in the session, in order."""
+        return [record for record in self._session().conversation.records if record.is_change]
+
+
+def _digest(content: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(content).hexdigest()
