@@ -88,6 +88,8 @@ class ToolReturned(Event):
     elapsed_ms: float
     skipped: bool = False
     """True when a guard answered instead of running the tool (a repeat or a cycle)."""
+    diff: str = ""
+    """The unified diff of the file change the call applied (edit_file, write_file); "" when it made none."""
 
 
 @dataclass(frozen=True)

@@ -226,7 +226,9 @@ class Engine:
             yield CallDenied(call.step, call.id, call.name, decision.reason)
             return ToolReturned(call.step, call.id, call.name, decision.reason, True, 0.0)
         result = self.tools.call(call.name, call.arguments, call.id)
-        return ToolReturned(call.step, call.id, call.name, result.content, result.is_error, result.elapsed_ms)
+        return ToolReturned(
+            call.step, call.id, call.name, result.content, result.is_error, result.elapsed_ms, diff=result.diff
+        )
 
     def _repeat_notice(self, run: RunState, call: PendingCall) -> str | None:
         """The repeat guard's answer instead of running a call; None to run it. A call with side effects

@@ -61,6 +61,8 @@ class ToolResult:
     content: str
     is_error: bool = False
     elapsed_ms: float = 0.0
+    diff: str = ""
+    """The unified diff of the file change the call recorded, if it made one (edit_file, write_file)."""
 
 
 @dataclass(frozen=True)
@@ -210,7 +212,7 @@ class ToolRegistry:
                 f"{content[:RESULT_LIMIT]}\n[truncated: the result has {len(content):,} characters; "
                 "ask for less at a time]"
             )
-        return ToolResult(content, is_error, (time.perf_counter() - started) * 1000)
+        return ToolResult(content, is_error, (time.perf_counter() - started) * 1000, self._diff(call_id))
 
     def _call(self, name: str, raw_args: str | dict[str, Any] | None, call_id: str) -> tuple[str, bool]:
         tool = self._tools.get(name)
@@ -240,6 +242,13 @@ class ToolRegistry:
         with _captured_stdout() as printed:
             content, is_error = _run(tool.func, kwargs)
         return _with_printed(content, printed.getvalue()), is_error
+
+    def _diff(self, call_id: str) -> str:
+        """What the call changed, as the ledger recorded it (before the change was applied)."""
+        if not call_id or self.context is None:
+            return ""
+        change = self.context.ledger.recorded(call_id)
+        return "" if change is None else self._scrubbed(change.diff)
 
     def _scrubbed(self, content: str) -> str:
         """The result without the API key in it: a tool may read it from anywhere, a model must never see it."""
