@@ -182,6 +182,8 @@ def compile_rules(lines: Iterable[str], base: str = "") -> Rules:
         found = line_regex(line)
         if found is not None:
             parsed.append(found)
+    if not parsed:  # most directories have no .gitignore: a walk of 2,500 of them must not build 5,000 nothings
+        return Rules(base, None, None, ())
     files = [(i, regex) for i, (regex, dir_only, _) in enumerate(parsed) if not dir_only]
     dirs = [(i, regex) for i, (regex, _, _) in enumerate(parsed)]
     return Rules(base, Matcher.of(files), Matcher.of(dirs), tuple(ignores for _, _, ignores in parsed))
