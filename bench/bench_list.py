@@ -10,6 +10,14 @@ lists them as untracked, through the same ignore rules). Each run, alternating:
 
 Both must agree on what is listed (checked once: git's list minus secrets equals the tool's full walk).
 Target: list_files within 2x of git's wall time.
+
+Then hostile patterns (issue 17), median of HOSTILE_RUNS runs each, against git where git can do the same:
+
+- the glob `*?` x 24 + `x` (49 characters; Python's `re` never finished it) as list_files' `pattern` and
+  search_text's `glob` over the same tree;
+- one directory of 20,000 files under a .gitignore of 5,000 lines (the last ones ignore every 10th file, one
+  of them the same backtracking pattern): git ls-files, list_files and search_text over it (checked once:
+  list_files lists what git lists).
 """
 
 from __future__ import annotations
@@ -19,21 +27,27 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench the checkout, installed or not
 
 from agentcli.tools.files.list_files import make_list_files
+from agentcli.tools.files.search_text import make_search_text
 from agentcli.tools.files.walk import Walk
 from agentcli.tools.files.workspace import Workspace
-from common import environment_line, print_table, process_then_call, verdict
+from common import environment_line, print_table, process_then_call, timed, verdict
 
 RUNS = 15
 TARGET = 2.0
 TOP, SUB, FILES = 50, 50, 20
 IGNORE_EVERY = 100
 GITIGNORE = "*.log\n!keep.log\n/gen_*\nbuild/\n"
+HOSTILE_RUNS = 5
+BACKTRACKER = "*?" * 24 + "x"
+MANY_RULES, MANY_FILES = 5000, 20_000
+GIT_LIST = ["-c", "core.excludesFile=/dev/null", "ls-files", "--cached", "--others", "--exclude-standard"]
 
 
 def make_tree(root: Path) -> tuple[int, int]:
@@ -60,7 +74,7 @@ def main(root: Path) -> int:
         return 1
     files, ignores = make_tree(root)
     subprocess.run([git, "init", "-q", str(root)], check=True)
-    argv = [git, "-c", "core.excludesFile=/dev/null", "ls-files", "--cached", "--others", "--exclude-standard"]
+    argv = [git, *GIT_LIST]
     workspace = Workspace(root)
     listed = subprocess.run(argv, cwd=root, capture_output=True, text=True, check=True).stdout.splitlines()
     walked = list(Walk(workspace).files(workspace.root))
@@ -93,7 +107,54 @@ def main(root: Path) -> int:
             ]
         ],
     )
+    return hostile_patterns(git, root, workspace)
+
+
+def many_rules_tree(root: Path) -> None:
+    """MANY_FILES files in one directory under a .gitignore of MANY_RULES lines; every 10th file is a .log,
+    ignored by a late line, the first ten of them re-included by the next; none match the backtracking line."""
+    lines = [f"dir{i}/**/gen_{i}_*.py" for i in range(MANY_RULES - 3)] + ["*.log", "!file000*.log", BACKTRACKER]
+    (root / ".gitignore").write_text("\n".join(lines) + "\n")
+    for i in range(MANY_FILES):
+        (root / f"file{i:05d}.{'log' if i % 10 == 1 else 'py'}").write_text("x\n")
+
+
+def hostile_patterns(git: str, tree: Path, workspace: Workspace) -> int:
+    """The second table: a backtracking glob over the big tree, then thousands of rules over one directory."""
+    glob_cases: list[tuple[str, Callable[[], str]]] = [
+        ("list_files(pattern=BACKTRACKER)", lambda: make_list_files(workspace)(pattern=BACKTRACKER, limit=1000)),
+        ("search_text('needle', glob=BACKTRACKER)", lambda: make_search_text(workspace)("needle", glob=BACKTRACKER)),
+    ]
+    rows = []
+    for name, call in glob_cases:
+        wall = statistics.median(timed(call) for _ in range(HOSTILE_RUNS))
+        rows.append([f"{TOP * SUB * FILES:,} files, {name}", "", f"{wall * 1000:.0f}", _last_line(call())])
+    with tempfile.TemporaryDirectory(prefix="bench-rules-") as folder:
+        root = Path(folder)
+        many_rules_tree(root)
+        subprocess.run([git, "init", "-q", str(root)], check=True)
+        many = Workspace(root)
+        listed = subprocess.run([git, *GIT_LIST], cwd=root, capture_output=True, text=True, check=True).stdout
+        if list(Walk(many).files(many.root)) != sorted(listed.splitlines()):
+            print(f"list_files and git disagree under {MANY_RULES:,} rules")
+            return 1
+        rule_cases: list[tuple[str, Callable[[], str]]] = [
+            ("list_files()", lambda: make_list_files(many)(limit=1000)),
+            ("search_text('needle')", lambda: make_search_text(many)("needle")),
+        ]
+        for name, call in rule_cases:
+            runs = [process_then_call([git, *GIT_LIST], root, call) for _ in range(HOSTILE_RUNS)]
+            git_ms, tool_ms = (statistics.median(run[i] for run in runs) * 1000 for i in (0, 2))
+            case = f"{MANY_FILES:,} files, {MANY_RULES:,} rules, {name}"
+            rows.append([case, f"{git_ms:.0f}", f"{tool_ms:.0f}", _last_line(call())])
+    print(f"\nhostile patterns (issue 17): median of {HOSTILE_RUNS} runs; BACKTRACKER = {BACKTRACKER!r}\n")
+    print_table(["case", "git ms", "tool ms", "the tool's last line"], rows)
     return 0
+
+
+def _last_line(result: str) -> str:
+    line = result.splitlines()[-1]
+    return line if len(line) <= 60 else line[:59] + "…"
 
 
 if __name__ == "__main__":
