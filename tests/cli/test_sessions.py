@@ -167,3 +167,55 @@ def test_the_chat_history_moves_beside_the_sessions_and_stays_private(
     assert path == Path(os.environ["AGENTCLI_HOME"]) / "history"
     assert path.read_text(encoding="utf-8") == "an earlier question\n" and not old.exists()
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+# What reaches the terminal ---------------------------------------------------------------------------------------
+HOSTILE = "flip\u202eme \x9b2J del\x7f zero\u200bwidth"
+ESCAPED = "flip\\u202eme \\x9b2J del\\x7f zero\\u200bwidth"
+RAW = ("\u202e", "\x9b", "\x7f", "\u200b")
+
+
+def test_sessions_json_carries_the_exact_text_with_no_raw_control_or_bidi_character(
+    scripted_server: ScriptedServer, agent: Any
+) -> None:
+    scripted_server.script = [text(f"answer {HOSTILE}")]
+    assert agent("ask", f"question {HOSTILE}", "--no-judge").exit_code == 0
+    listing = agent("sessions", "list", "--json")
+    shown = agent("sessions", "show", listing.stdout.split('"id": "')[1][:8], "--json")
+    for done in (listing, shown):
+        assert done.exit_code == 0, done.output
+        assert not any(char in done.stdout for char in RAW)  # what --output json writes: \u009b, \u202e, ...
+        assert "\\u009b" in done.stdout and "\\u202e" in done.stdout
+    assert json.loads(listing.stdout)[0]["question"] == f"question {HOSTILE}"
+    assert json.loads(shown.stdout)["messages"][-1]["content"] == f"answer {HOSTILE}"
+
+
+@pytest.mark.parametrize("terminal", [False, True], ids=["plain", "rich"])
+def test_sessions_list_and_show_escape_control_and_bidi_characters(
+    scripted_server: ScriptedServer, agent: Any, monkeypatch: pytest.MonkeyPatch, terminal: bool
+) -> None:
+    from agentcli.cli import sessions_cmd
+
+    scripted_server.script = [text(f"answer {HOSTILE}")]
+    assert agent("ask", f"question {HOSTILE}", "--no-judge").exit_code == 0
+    monkeypatch.setattr(sessions_cmd, "_on_terminal", lambda: terminal)
+    monkeypatch.setenv("COLUMNS", "200")  # Rich's table would wrap the question otherwise
+    listing = agent("sessions", "list")
+    shown = agent("sessions", "show", listed(agent)[0]["id"])
+    for done in (listing, shown):
+        assert done.exit_code == 0, done.output
+        assert not any(char in done.output for char in RAW)
+    assert f"question {ESCAPED}" in listing.stdout
+    assert f"❯ question {ESCAPED}" in shown.stdout and f"answer {ESCAPED}" in shown.stdout
+
+
+@pytest.mark.parametrize("command", [("list", "--json"), ("list",), ("show", "abcd")])
+def test_a_home_that_cannot_be_opened_is_exit_1_not_an_empty_list(
+    agent: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: tuple[str, ...]
+) -> None:
+    (tmp_path / "a-file").write_text("not a directory", encoding="utf-8")
+    monkeypatch.setenv("AGENTCLI_HOME", str(tmp_path / "a-file" / "agentcli"))
+    done = agent("sessions", *command)
+    assert (done.exit_code, done.stdout) == (1, "")
+    assert done.stderr.startswith("error: ") and "cannot be opened" in done.stderr
+    assert len(done.stderr.splitlines()) == 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agentcli.cli.exits import EXIT_USAGE, fail, guarded
+from agentcli.text import excerpt, json_text, visible
 
 if TYPE_CHECKING:
     from agentcli.store.db import Saved, Store, Summary
@@ -42,8 +42,8 @@ def list_sessions(
     summaries = store.summaries(limit or None) if store is not None else []
     total = store.count() if store is not None and len(summaries) == limit else len(summaries)
     if as_json:
-        sys.stdout.write(json.dumps([item.to_dict() for item in summaries], indent=2, ensure_ascii=False) + "\n")
-    elif sys.stdout.isatty():
+        sys.stdout.write(json_text([item.to_dict() for item in summaries], indent=2) + "\n")
+    elif _on_terminal():
         _rich_table(summaries, total)
     else:
         _plain_table(summaries)
@@ -58,7 +58,7 @@ def show(session_id: SessionId, as_json: AsJson = False) -> None:
     store = _store_or_exit()
     saved = find_session(store, session_id)
     if as_json:
-        sys.stdout.write(json.dumps(_session_dict(saved), indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_text(_session_dict(saved), indent=2) + "\n")
     else:
         _replay(saved, store.events(saved.summary.id))
 
@@ -79,12 +79,23 @@ def remove(session_id: SessionId) -> None:
 
 
 def _existing_store() -> Store | None:
-    """The store, or None when nothing was ever saved (listing creates nothing)."""
+    """The store, or None when nothing was ever saved (listing creates nothing).
+
+    Only a missing file means "nothing saved": a home under a regular file or an unreadable directory is a
+    database that cannot be opened (StoreError, exit 1), not an empty list.
+    """
+    from agentcli.errors import StoreError
     from agentcli.store.db import Store
     from agentcli.store.paths import database_path
 
     path = database_path()
-    return Store.open(path, create=False) if path.exists() else None
+    try:
+        path.lstat()  # anything there, a broken link too, is for Store.open to open or refuse
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StoreError(f"{path} cannot be opened ({exc.strerror or exc})") from None
+    return Store.open(path, create=False)
 
 
 def _store_or_exit() -> Store:
@@ -95,8 +106,8 @@ def _store_or_exit() -> Store:
 
 
 def _session_dict(saved: Saved) -> dict[str, Any]:
+    from agentcli.engine.conversation import answered
     from agentcli.engine.state import State
-    from agentcli.store.loading import answered
 
     runs = [
         {
@@ -115,12 +126,15 @@ def _session_dict(saved: Saved) -> dict[str, Any]:
 
 
 def one_line(text: str, width: int | None = None) -> str:
-    """Text for one table cell: control characters shown escaped, line breaks as spaces, cut to `width`."""
-    text = re.sub(r"[\n\r\t]+", " ", text)
-    text = re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda match: f"\\x{ord(match.group()):02x}", text).strip()
-    if width is not None and len(text) > width:
-        text = text[: width - 1] + "…"
-    return text
+    """Text for one table cell: line breaks as spaces, escaped like every terminal text, cut to `width`
+    (escaped first, so the cell stays within its width however many escapes it holds)."""
+    text = visible(re.sub(r"[\n\r\t]+", " ", text).strip())
+    return excerpt(text, width - 1) if width is not None and len(text) > width else text
+
+
+def _on_terminal() -> bool:
+    """Whether stdout is a terminal: Rich tables and panels there, plain text elsewhere (a seam for tests)."""
+    return sys.stdout.isatty()
 
 
 def _when(stamp: str) -> str:
@@ -132,11 +146,11 @@ def _when(stamp: str) -> str:
 
 def _cells(item: Summary) -> list[str]:
     tokens = item.usage.prompt_tokens + item.usage.completion_tokens
-    return [
-        item.id,
-        _when(item.updated),
+    return [  # every cell escaped: a damaged database may hold anything
+        one_line(item.id),
+        one_line(_when(item.updated)),
         one_line(item.model, 30),
-        item.status,
+        one_line(item.status),
         str(item.turns),
         f"{tokens:,}",
         one_line(item.question, QUESTION_WIDTH),
@@ -182,7 +196,7 @@ def _replay(saved: Saved, events: list[tuple[int, dict[str, Any]]]) -> None:
     from agentcli.store.replay import decode
 
     summary = saved.summary
-    kind = "rich" if sys.stdout.isatty() else "plain"
+    kind = "rich" if _on_terminal() else "plain"
     say = _printer(kind)
     say(f"session {summary.id} · {summary.model} · → {summary.endpoint} · {_when(summary.created)}", "dim")
     by_run: dict[int, list[dict[str, Any]]] = {}
