@@ -6,6 +6,8 @@ LINE_BYTES_KEPT bytes however long it is; the total is given only when the end o
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Callable
 from typing import Annotated
 
@@ -14,6 +16,8 @@ from pydantic import Field
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import tool
 from agentcli.tools.files.access import BINARY_SNIFF, CHUNK_SIZE, Lines, looks_binary, open_regular
+from agentcli.tools.files.ledger import Ledger
+from agentcli.tools.files.text_file import MAX_FILE_BYTES
 from agentcli.tools.files.workspace import Workspace, quote_path
 
 MAX_LINE_CHARS = 2000
@@ -36,7 +40,7 @@ LimitArg = Annotated[int, Field(ge=1, le=500, description="Maximum lines to show
 @tool
 def read_file(context: ToolContext, path: PathArg, offset: OffsetArg = 0, limit: LimitArg = 200) -> str:
     """Read a text file in the workspace as numbered lines."""
-    return read_lines(context.workspace, path, offset, limit)
+    return read_lines(context.workspace, path, offset, limit, ledger=context.ledger)
 
 
 def make_read_file(workspace: Workspace, *, chunk_size: int = CHUNK_SIZE) -> Callable[..., str]:
@@ -51,14 +55,26 @@ def make_read_file(workspace: Workspace, *, chunk_size: int = CHUNK_SIZE) -> Cal
 
 
 def read_lines(
-    workspace: Workspace, path: str, offset: int = 0, limit: int = 200, *, chunk_size: int = CHUNK_SIZE
+    workspace: Workspace,
+    path: str,
+    offset: int = 0,
+    limit: int = 200,
+    *,
+    chunk_size: int = CHUNK_SIZE,
+    ledger: Ledger | None = None,
 ) -> str:
-    """What read_file returns: numbered lines `offset`.. of a text file, at most `limit` of them."""
+    """What read_file returns: numbered lines `offset`.. of a text file, at most `limit` of them. With a `ledger`,
+    it learns the digest of the whole file (up to MAX_FILE_BYTES), which edit_file and write_file check."""
     real = workspace.resolve(path)
     rel = workspace.relative(real)
     with open_regular(workspace, real) as stream:
         if looks_binary(stream.read(BINARY_SNIFF) or b""):
             raise ValueError(f"{quote_path(rel)} looks binary (it has NUL bytes); read_file shows text files")
+        if ledger is not None and os.fstat(stream.fileno()).st_size <= MAX_FILE_BYTES:
+            # The whole file, even for a few lines of it: what the model was shown is part of this content. A
+            # second pass over at most 10 MB, from the page cache: ~5 ms per MB of sha256 at most, no memory.
+            stream.seek(0)
+            ledger.saw(rel, hashlib.file_digest(stream, "sha256").hexdigest())
         stream.seek(0)
         lines = Lines(stream, chunk_size)
         skipped = lines.skip(offset)

@@ -1,0 +1,264 @@
+"""A change to one file, planned without touching anything, then applied all or nothing.
+
+`plan_edit` / `plan_write` check everything, in this order, and return a `Plan` (the `Change`, its diff and the
+result the model will read) or the refusal as text:
+1. the arguments (an empty old_text, old_text == new_text);
+2. the path: outside the workspace (after `..` and symlinks), a secret or `.git/` (Workspace.resolve);
+3. the file: not a regular file (FIFO, device, directory: never opened), over 10 MB, binary, not UTF-8;
+4. read before write: the model's last view of the file (the ledger) must be its content now;
+5. the match (edit_file), the size after, the syntax guard.
+`apply_plan` applies exactly a plan (so an approval prompt can show the diff first), after checking the file is
+still what the plan was made from: the ledger records the change before the rename, then sees the new content.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from agentcli.tools.core.context import ToolContext
+from agentcli.tools.files import diffs
+from agentcli.tools.files.access import explain, open_regular, require_regular
+from agentcli.tools.files.atomic import write_atomically
+from agentcli.tools.files.ledger import Change, digest
+from agentcli.tools.files.matching import INDENTATION, Found, find
+from agentcli.tools.files.syntax import guarded, syntax_error
+from agentcli.tools.files.text_file import MAX_FILE_BYTES, TextFile, check_size
+from agentcli.tools.files.workspace import quote_path
+
+
+class FileNotChanged(Exception):
+    """A change refused or not applied; the message says why and what to do, and the file is as it was."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A change ready to apply: what it does, where, and the result the model reads once it is applied."""
+
+    change: Change
+    real: Path
+    """The real path written (a symlink's target)."""
+    summary: str
+
+
+@dataclass(frozen=True)
+class _Current:
+    """A file as it is now: its path, and its bytes and text if it exists."""
+
+    real: Path
+    rel: str
+    data: bytes | None = None
+    file: TextFile | None = None
+
+
+def plan_edit(context: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False) -> Plan | str:
+    """The change edit_file would make, or why it makes none. Changes nothing."""
+    if not old_text:
+        return (
+            "old_text is empty; give the exact text to replace, copied from the file "
+            "(to create a file or replace all of its text, use write_file). Nothing was changed."
+        )
+    if old_text == new_text:
+        return "old_text and new_text are the same, so nothing would change; nothing was changed."
+    current = _load(context, path, "edit_file", must_exist=True)
+    if isinstance(current, str):
+        return current
+    assert current.file is not None and current.data is not None
+    name = quote_path(current.rel)
+    found = find(current.file, old_text, new_text, replace_all=replace_all, name=name)
+    if isinstance(found, str):
+        return found
+    before = current.file.text
+    after = _replaced(before, found)
+    planned = _planned(current, after, "edit_file")
+    if isinstance(planned, str):
+        return planned
+    after_bytes, note = planned
+    start, end = _window(before, found.spans[0][0], found.spans[-1][1])
+    grown = len(after) - len(before)
+    a, b = diffs.split_lines(before[start:end]), diffs.split_lines(after[start : end + grown])
+    spans = [(s - start, e - start) for s, e in found.spans]
+    opcodes = diffs.edit_blocks(before[start:end], spans, found.replacements, a, b)
+    offset = before.count("\n", 0, start)
+    added, removed = diffs.counts(opcodes)
+    how = f"; {len(found.spans)} places replaced" if len(found.spans) > 1 else ""
+    head = f"Edited {name}: +{added} −{removed} lines{how}{_tolerance(found)}{note}."
+    summary = f"{head} Lines around the change now read:\n{diffs.region(b, opcodes, offset)}"
+    diff = diffs.unified(current.rel, a, b, opcodes, offset=offset)
+    return Plan(Change(current.rel, current.data, after_bytes, diff), current.real, summary)
+
+
+def plan_write(context: ToolContext, path: str, content: str) -> Plan | str:
+    """The change write_file would make, or why it makes none. Changes nothing."""
+    current = _load(context, path, "write_file", must_exist=False)
+    if isinstance(current, str):
+        return current
+    name = quote_path(current.rel)
+    if current.file is None:  # a new file: the text as given, no BOM added, its own line endings
+        text, current = content, replace(current, file=TextFile(content))
+    else:  # a file rewritten keeps its BOM and its line-ending style
+        text = current.file.styled(content)
+    planned = _planned(current, text, "write_file")
+    if isinstance(planned, str):
+        return planned
+    after_bytes, note = planned
+    a = diffs.split_lines(current.file.text) if current.data is not None and current.file is not None else []
+    b = diffs.split_lines(text)
+    opcodes = diffs.whole_blocks(a, b)
+    added, removed = diffs.counts(opcodes)
+    if current.data is None:
+        head = f"Created {name}: {len(b)} lines{note}."
+    else:
+        head = f"Wrote {name}: +{added} −{removed} lines{note}."
+    shown = diffs.region(b, opcodes)
+    summary = f"{head} Lines around the change now read:\n{shown}" if shown else head
+    diff = diffs.unified(current.rel, a, b, opcodes, created=current.data is None)
+    return Plan(Change(current.rel, current.data, after_bytes, diff), current.real, summary)
+
+
+def apply_plan(context: ToolContext, plan: Plan) -> str:
+    """Apply `plan` all or nothing and return its result; FileNotChanged if the file is no longer what the plan
+    was made from, or cannot be written."""
+    change, name = plan.change, quote_path(plan.change.path)
+    try:
+        data, like = _read_now(context, plan.real, change.path)
+    except (OSError, ValueError) as exc:
+        raise FileNotChanged(f"{exc}; nothing was changed") from None
+    if data != change.before:
+        raise FileNotChanged(
+            f"{name} changed since this change was prepared; nothing was changed. Read it again (read_file) and retry."
+        )
+    try:
+        if like is None:
+            plan.real.parent.mkdir(parents=True, exist_ok=True)  # inside the workspace: resolve checked the path
+        write_atomically(plan.real, change.after, like=like, before_rename=lambda: context.ledger.record(change))
+    except OSError as exc:
+        raise FileNotChanged(f"{name} could not be written ({exc.strerror or exc}); it is unchanged") from None
+    context.ledger.saw(change.path, digest(change.after))
+    return plan.summary
+
+
+def _load(context: ToolContext, path: str, tool: str, *, must_exist: bool) -> _Current | str:
+    """The file at `path` as it is now, or the refusal: steps 2 to 4 of the module docstring, in that order."""
+    workspace = context.workspace
+    try:
+        real = workspace.resolve(path)
+        rel = workspace.relative(real)
+        if rel == ".":
+            return f"{quote_path(path)} is the workspace root, a directory; {tool} changes files."
+        try:
+            mode = os.lstat(real).st_mode
+        except FileNotFoundError:
+            if must_exist:
+                raise explain(FileNotFoundError(), workspace, real) from None
+            return _new_file(real, rel, workspace.root, tool)
+        except OSError as exc:
+            raise explain(exc, workspace, real) from None
+        require_regular(mode, rel, tool)
+        data, _ = _read_now(context, real, rel, tool)
+        if data is None:
+            raise FileNotFoundError(f"{quote_path(rel)} does not exist")
+        file = TextFile.decode(data, rel, tool)
+    except (OSError, ValueError) as exc:
+        return f"{exc}. Nothing was changed."
+    seen = context.ledger.seen(rel)
+    if seen is None:
+        return (
+            f"{quote_path(rel)} has not been read in this session: read it with read_file first. Nothing was changed."
+        )
+    if seen != digest(data):
+        return (
+            f"{quote_path(rel)} changed since it was last read (its content is not what read_file showed, nor what "
+            "the last change left): read it again with read_file, then retry. Nothing was changed."
+        )
+    return _Current(real, rel, data, file)
+
+
+def _new_file(real: Path, rel: str, root: Path, tool: str) -> _Current | str:
+    """A file to create: its nearest existing parent must be a directory (parents missing are made on apply)."""
+    parent = real.parent
+    while parent != root and not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        where = quote_path(parent.relative_to(root).as_posix())
+        return f"{quote_path(rel)} cannot be created: {where} is a file, not a directory. Nothing was changed."
+    return _Current(real, rel)
+
+
+def _read_now(
+    context: ToolContext, real: Path, rel: str, tool: str = "edit_file"
+) -> tuple[bytes | None, os.stat_result | None]:
+    """The bytes and stat of `real` now (None, None if it does not exist); over MAX_FILE_BYTES is refused."""
+    try:
+        stream = open_regular(context.workspace, real, tool)
+    except FileNotFoundError:
+        return None, None
+    with stream:
+        like = os.fstat(stream.fileno())
+        check_size(like.st_size, rel, tool)
+        data = stream.read(MAX_FILE_BYTES + 1) or b""
+        check_size(len(data), rel, tool)  # it grew since the fstat
+    return data, like
+
+
+def _planned(current: _Current, after: str, tool: str) -> tuple[bytes, str] | str:
+    """The bytes of the new text and a note on its syntax, or why it cannot be written (size, syntax guard)."""
+    assert current.file is not None
+    name = quote_path(current.rel)
+    try:
+        after_bytes = current.file.encode(after, "new_text" if tool == "edit_file" else "content")
+        check_size(len(after_bytes), current.rel, tool, " after this change")
+    except ValueError as exc:
+        return f"{exc}. Nothing was changed."
+    if current.data is not None and after_bytes == current.data:
+        return f"{name} already has exactly this content; nothing was changed."
+    if not guarded(current.rel):
+        return after_bytes, ""
+    was = syntax_error(current.rel, current.file.text) if current.data is not None else "new"
+    now = syntax_error(current.rel, after)
+    if now is None:
+        return after_bytes, ""
+    if was is None:
+        return (
+            f"The change would break the syntax of {name}, which parses now ({now}); nothing was changed. "
+            "Fix the new text so that the file still parses."
+        )
+    return after_bytes, f" (note: it does not parse: {now}{'' if was == 'new' else ', as before this change'})"
+
+
+def _replaced(text: str, found: Found) -> str:
+    pieces, at = [], 0
+    for (start, end), replacement in zip(found.spans, found.replacements, strict=True):
+        pieces += [text[at:start], replacement]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
+
+
+def _window(text: str, start: int, end: int) -> tuple[int, int]:
+    """Character range of the lines from `start` to `end`, widened by diffs.CONTEXT lines each way: all a diff of
+    an edit there needs to see."""
+    lo = text.rfind("\n", 0, start) + 1
+    for _ in range(diffs.CONTEXT):
+        if lo == 0:
+            break
+        lo = text.rfind("\n", 0, lo - 1) + 1
+    hi = end
+    for _ in range(diffs.CONTEXT + 1):
+        newline = text.find("\n", hi)
+        if newline < 0:
+            return lo, len(text)
+        hi = newline + 1
+    return lo, hi
+
+
+def _tolerance(found: Found) -> str:
+    if not found.tolerance:
+        return ""
+    if found.tolerance == INDENTATION:
+        return (
+            "; old_text matched only with its indentation shifted (the one such place), and new_text was shifted "
+            "the same way"
+        )
+    return f"; old_text matched only once {found.tolerance} was ignored (the one such place)"

@@ -1,0 +1,166 @@
+"""What a change looks like: its changed line blocks, a unified diff, `+N −M`, and the changed region of the new
+text with line numbers (what the model reads back).
+
+An edit knows where it changed the text, so its blocks come from the replaced spans and only those few lines go
+through difflib: a one-line edit of a 10 MB file diffs a handful of lines, not 250,000. A whole-file write trims
+the common head and tail first, then diffs what is left.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+Opcode = tuple[str, int, int, int, int]
+"""difflib's (tag, a_lo, a_hi, b_lo, b_hi), 0-based half-open line ranges; never "equal" here."""
+
+CONTEXT = 3
+"""Unchanged lines shown around each change, in the diff and in the region shown to the model."""
+REGION_LINES = 80
+"""Lines of the new text a result shows at most; the rest is counted, to be read with read_file."""
+REFINE_LIMIT = 20_000
+"""Lines on a side past which a block is shown whole (all removed, all added) rather than diffed: difflib's
+time grows faster than linearly."""
+LINE_CHARS = 2000
+"""Longer lines are cut in the region shown to the model, as read_file cuts them."""
+
+
+def split_lines(text: str) -> list[str]:
+    """`text` as lines that keep their endings (only `\\n` ends a line; a `\\r` before it stays on the line)."""
+    pieces = text.split("\n")
+    lines = [piece + "\n" for piece in pieces[:-1]]
+    if pieces[-1]:
+        lines.append(pieces[-1])
+    return lines
+
+
+def edit_blocks(
+    before: str, spans: Sequence[tuple[int, int]], replacements: Sequence[str], a: list[str], b: list[str]
+) -> list[Opcode]:
+    """The changed blocks of an edit of `before` (lines `a`) into `b`, from the spans it replaced."""
+    rough: list[list[int]] = []
+    shift = 0  # lines the new text has more than the old before the current span
+    line, at = 0, 0
+    for (start, end), replacement in zip(spans, replacements, strict=True):
+        line += before.count("\n", at, start)
+        at = start
+        a_end = line + before.count("\n", start, end)
+        b_lo = line + shift  # the texts are equal up to `start`, so its line is the old one, shifted
+        b_end = b_lo + replacement.count("\n")
+        shift += (b_end - b_lo) - (a_end - line)
+        block = [line, min(a_end + 1, len(a)), b_lo, min(b_end + 1, len(b))]
+        if rough and block[0] < rough[-1][1]:  # on a line the previous block already covers
+            rough[-1][1], rough[-1][3] = max(rough[-1][1], block[1]), max(rough[-1][3], block[3])
+        else:
+            rough.append(block)
+    return [op for lo, hi, blo, bhi in rough for op in _refined(a, b, lo, hi, blo, bhi)]
+
+
+def whole_blocks(a: list[str], b: list[str]) -> list[Opcode]:
+    """The changed blocks between two whole texts' lines: common head and tail trimmed, the middle diffed."""
+    head = 0
+    while head < len(a) and head < len(b) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < len(a) - head and tail < len(b) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    return _refined(a, b, head, len(a) - tail, head, len(b) - tail)
+
+
+def _refined(a: list[str], b: list[str], lo: int, hi: int, blo: int, bhi: int) -> list[Opcode]:
+    if lo == hi and blo == bhi:
+        return []
+    if hi - lo > REFINE_LIMIT or bhi - blo > REFINE_LIMIT:
+        return [("replace", lo, hi, blo, bhi)]
+    matcher = difflib.SequenceMatcher(None, a[lo:hi], b[blo:bhi], autojunk=False)
+    return [
+        (tag, lo + i1, lo + i2, blo + j1, blo + j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
+    ]
+
+
+def counts(opcodes: Sequence[Opcode]) -> tuple[int, int]:
+    """(lines added, lines removed)."""
+    return sum(j2 - j1 for _, _, _, j1, j2 in opcodes), sum(i2 - i1 for _, i1, i2, _, _ in opcodes)
+
+
+def unified(
+    path: str, a: list[str], b: list[str], opcodes: Sequence[Opcode], *, created: bool = False, offset: int = 0
+) -> str:
+    """The unified diff (`--- a/PATH`, `+++ b/PATH`, hunks with CONTEXT lines), as `diff -u` and git print it.
+    `offset`: lines of both texts before `a` and `b` begin (an edit diffs only the part around its spans)."""
+    if not opcodes:
+        return ""
+    out = ["--- /dev/null\n" if created else f"--- a/{path}\n", f"+++ b/{path}\n"]
+    for hunk in _hunks(opcodes, len(a)):
+        first, last = hunk[0], hunk[-1]
+        a_lo, a_hi = max(0, first[1] - CONTEXT), min(len(a), last[2] + CONTEXT)
+        b_lo, b_hi = first[3] - (first[1] - a_lo), last[4] + (a_hi - last[2])
+        out.append(f"@@ -{_range(offset + a_lo, offset + a_hi)} +{_range(offset + b_lo, offset + b_hi)} @@\n")
+        at = a_lo
+        for _, i1, i2, j1, j2 in hunk:
+            out.extend(_diff_line(" ", line) for line in a[at:i1])
+            out.extend(_diff_line("-", line) for line in a[i1:i2])
+            out.extend(_diff_line("+", line) for line in b[j1:j2])
+            at = i2
+        out.extend(_diff_line(" ", line) for line in a[at:a_hi])
+    return "".join(out)
+
+
+def _hunks(opcodes: Sequence[Opcode], size: int) -> list[list[Opcode]]:
+    """Changes grouped into hunks: two changes share one when at most 2 * CONTEXT unchanged lines part them."""
+    hunks: list[list[Opcode]] = []
+    for op in opcodes:
+        if hunks and op[1] - hunks[-1][-1][2] <= 2 * CONTEXT:
+            hunks[-1].append(op)
+        else:
+            hunks.append([op])
+    return hunks
+
+
+def _range(lo: int, hi: int) -> str:
+    """A hunk header's range, as difflib writes it: `start,length`, start 1-based (the line before if empty)."""
+    length = hi - lo
+    if length == 1:
+        return str(lo + 1)
+    return f"{lo if length == 0 else lo + 1},{length}"
+
+
+def _diff_line(sign: str, line: str) -> str:
+    return f"{sign}{line}" if line.endswith("\n") else f"{sign}{line}\n\\ No newline at end of file\n"
+
+
+def region(b: list[str], opcodes: Sequence[Opcode], offset: int = 0) -> str:
+    """The new text around each change, numbered as read_file numbers lines; parts far apart separated by `…`,
+    at most REGION_LINES lines, then how many more changed lines there are and where."""
+    windows: list[list[int]] = []
+    for _, _, _, j1, j2 in opcodes:
+        lo, hi = max(0, j1 - CONTEXT), min(len(b), j2 + CONTEXT)
+        if windows and lo <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], hi)
+        else:
+            windows.append([lo, hi])
+    width = len(str(offset + max((hi for _, hi in windows), default=1)))
+    out: list[str] = []
+    shown = 0
+    for index, (lo, hi) in enumerate(windows):
+        if shown >= REGION_LINES:
+            left = sum(top - bottom for bottom, top in windows[index:])
+            at = offset + lo
+            out.append(f"… {left} more lines changed or around changes, from line {at + 1} (read_file offset={at})")
+            break
+        if out:
+            out.append("…")
+        stop = min(hi, lo + REGION_LINES - shown)
+        out.extend(f"{offset + n:>{width}}\t{_shown(b[n - 1], offset + n)}" for n in range(lo + 1, stop + 1))
+        shown += stop - lo
+        if stop < hi:
+            out.append(f"… {hi - stop} more lines here (read_file offset={offset + stop})")
+            break
+    return "\n".join(out)
+
+
+def _shown(line: str, number: int) -> str:
+    text = line.removesuffix("\n").removesuffix("\r")
+    if number == 1:
+        text = text.removeprefix("\ufeff")
+    return text if len(text) <= LINE_CHARS else f"{text[:LINE_CHARS]} … [line cut at {LINE_CHARS} characters]"
