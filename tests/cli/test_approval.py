@@ -166,3 +166,10 @@ def test_a_call_whose_arguments_hold_a_huge_integer_is_shown_not_crashed() -> No
 
     call = PendingCall("c1", "write_note", '{"n": ' + "9" * 5000 + "}", None, 1)
     assert shown(call).startswith("write_note(")
+
+
+def test_the_no_terminal_refusal_shows_the_name_escaped() -> None:
+    policy, stderr, _ = approval("", terminal=False)
+    hostile = PendingCall("c1", "delete\u202e\x1b[2J", "{}", Tool.from_function(delete_branch), 1)
+    assert policy(hostile) == Deny(REFUSAL)
+    assert stderr.getvalue().startswith("delete\\u202e\\x1b[2J needs approval")

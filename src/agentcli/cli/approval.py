@@ -52,8 +52,9 @@ class Approval:
         if not (_is_terminal(stdin) and _is_terminal(stderr)):
             if not self._told:  # once per session: the CallDenied line says it for every call
                 self._told = True
+                name = visible(tool_name(call.name), one_line=True)  # a plugin's name is not ours either
                 stderr.write(
-                    f"{call.name} needs approval and there is no terminal to ask on, so it was refused "
+                    f"{name} needs approval and there is no terminal to ask on, so it was refused "
                     "(--yes approves every call)\n"
                 )
                 stderr.flush()
