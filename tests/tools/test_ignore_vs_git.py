@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentcli.tools.files.list_files import make_list_files
@@ -23,9 +23,10 @@ pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
 DIRS = ["a", "b", "d.py", "a/b", "b/a", "a/b/c", "c/c"]
 NAMES = ["x.py", "y.txt", "a", "b.py", "keep.txt", ".env", "c", "é.txt", "éa.py", "\udcff.py"]
 # Runs of `*` and `?` (what backtracked), and names git compares as bytes: `?` is one byte of `é`'s two, and
-# `\udcff` is the byte 0xff of a name that is not UTF-8.
+# `\udcff` is the byte 0xff of a name that is not UTF-8; `a[!x]b` must not match `a/b` (git's brackets never
+# match `/`, pathspec's `[^x]` did).
 SEGMENTS = ["a", "b", "c", "*", "**", "*.py", "x.*", "?.txt", "[ab]", "keep.txt", "d.py"]
-SEGMENTS += ["*?*", "?*?.py", "??.txt", "é*", "*?*?*?*?*?*?", "\udcff*", "?*"]
+SEGMENTS += ["*?*", "?*?.py", "??.txt", "é*", "*?*?*?*?*?*?", "\udcff*", "?*", "a[!x]b", "[!a]", "b[!.]x.py"]
 
 
 @st.composite
@@ -61,6 +62,8 @@ def git_env(home: Path) -> dict[str, str]:
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tree=TREES)
+@example(tree={"files": [("a/b", "c"), ("", "ayb")], "ignores": {"": ["a[!x]b"]}})  # a bracket and `/`
+@example(tree={"files": [("", "é.txt"), ("", "ab.txt")], "ignores": {"": ["?.txt"]}})  # `?` is one byte
 def test_list_files_lists_what_git_lists(tree: dict[str, list[tuple[str, str]] | dict[str, list[str]]]) -> None:
     assert GIT is not None
     with tempfile.TemporaryDirectory() as folder:

@@ -56,9 +56,10 @@ def _entry_regex(regex: str) -> tuple[str, bool] | None:
 def line_regex(line: str) -> tuple[str, bool, bool] | None:
     """(the regex of the entries a .gitignore line names, directories only, whether it ignores: False for a
     `!` line), or None for a comment, a blank or an invalid line."""
-    text = line.rstrip("\r\n")
+    text = line.rstrip("\r\n").split("\0", 1)[0]  # git reads a line as a C string; NUL is free for _SLASH
     if len(text) > MAX_LINE_CHARS:
         return None
+    text = _negated_brackets_skip_slash(text)
     # pathspec reads `a/**/` as the directory a itself; git means the directories inside a.
     inside_dirs = text.rstrip(" ").endswith("/**/") and not text.lstrip("!").startswith("/**/")
     try:
@@ -67,8 +68,42 @@ def line_regex(line: str) -> tuple[str, bool, bool] | None:
         return None
     if regex is None or include is None:
         return None
-    entry = _entry_regex(regex)
+    entry = _entry_regex(regex.replace(_SLASH, "/"))
     return None if entry is None else (entry[0], entry[1] or inside_dirs, include)
+
+
+_SLASH = "\0"
+"""Stands for `/` inside a bracket expression while pathspec translates the line (a `/` there would split it)."""
+
+
+def _negated_brackets_skip_slash(text: str) -> str:
+    """`[!a]` as git reads it, never matching `/` (pathspec's `[^a]` would): `[!a` + _SLASH + `]`. The brackets
+    are found as pathspec finds them: after a `\\` escape no bracket starts, a `]` right after `[` or `[!` is a
+    member, and an expression ends at the next `]` of its path segment, else the `[` is a literal."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        end = _bracket_end(text, i) if text[i] == "[" else None
+        if text[i] == "\\":
+            out.append(text[i : i + 2])
+            i += 2
+        elif end is not None:
+            negated = text[i + 1 : i + 2] in ("!", "^")
+            out.append(text[i:end] + (_SLASH if negated else "") + "]")
+            i = end + 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _bracket_end(text: str, start: int) -> int | None:
+    """The index of the `]` that closes the bracket expression opened at `start`, or None."""
+    i = start + 1
+    i += text[i : i + 1] in ("!", "^")
+    i += text[i : i + 1] == "]"
+    end, slash = text.find("]", i), text.find("/", i)
+    return None if end < 0 or 0 <= slash < end else end
 
 
 def _options() -> Any:
