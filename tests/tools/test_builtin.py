@@ -55,7 +55,14 @@ def test_the_lazy_built_ins_say_what_the_functions_say() -> None:
 def test_the_registry_sends_the_pinned_schemas_and_runs_the_real_functions(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("6\n7\n")
     tools = builtin_tools(tmp_path)
-    assert [tool.name for tool in tools] == ["read_file", "list_files", "search_text", "calculator"]
+    assert [tool.name for tool in tools] == [
+        "read_file",
+        "list_files",
+        "search_text",
+        "edit_file",
+        "write_file",
+        "calculator",
+    ]
     assert tools.call("list_files", {}).content == "notes.txt"
     assert tools.call("search_text", {"pattern": "7"}).content == "notes.txt:2: 7"
     assert tools.call("read_file", {"path": "notes.txt"}).content.endswith("2\t7")

@@ -95,6 +95,8 @@ def test_a_user_tool_file_works_in_every_mode(
             "read_file",
             "list_files",
             "search_text",
+            "edit_file",
+            "write_file",
             "calculator",
             "word_count",
             "describe",
@@ -161,6 +163,8 @@ def test_tools_add_to_the_builtins_unless_they_are_dropped(make_agent: MakeAgent
         "read_file",
         "list_files",
         "search_text",
+        "edit_file",
+        "write_file",
         "calculator",
         "ping",
     ]

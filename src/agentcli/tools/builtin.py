@@ -1,4 +1,5 @@
-"""The tools agentcli ships: `read_file`, `list_files`, `search_text` (sandboxed to the workspace), `calculator`.
+"""The tools agentcli ships: `read_file`, `list_files`, `search_text`, `edit_file`, `write_file` (sandboxed to the
+workspace), `calculator`.
 
 They are written the way a user writes a tool: a typed function, `@tool` when it needs more than its signature
 says, and a `ToolContext` parameter when it needs the workspace. Their descriptions and schemas are also kept
@@ -24,9 +25,15 @@ MODULES = {
     "read_file": "agentcli.tools.files.read_file",
     "list_files": "agentcli.tools.files.list_files",
     "search_text": "agentcli.tools.files.search_text",
+    "edit_file": "agentcli.tools.files.edit_file",
+    "write_file": "agentcli.tools.files.write_file",
     "calculator": "agentcli.tools.calculator.tool",
 }
 """Where each built-in lives: the function of that name in that module."""
+
+CHANGES_FILES = frozenset({"edit_file", "write_file"})
+"""The built-ins that change the user's files: they ask for approval and may be repeated (their @tool says so too,
+and a test checks the two agree; the pinned schemas hold only what the model is sent)."""
 
 
 def _load(name: str) -> Callable[..., object]:
@@ -42,7 +49,15 @@ def builtin_functions() -> list[Callable[..., object]]:
 def builtin_list() -> list[Tool]:
     """The built-in tools, each saying it is built in; each function is loaded on its first call."""
     return [
-        Tool(name, spec["description"], functools.partial(_load, name), spec["parameters"], source=BUILTIN_SOURCE)
+        Tool(
+            name,
+            spec["description"],
+            functools.partial(_load, name),
+            spec["parameters"],
+            requires_approval=name in CHANGES_FILES,
+            idempotent=name not in CHANGES_FILES,
+            source=BUILTIN_SOURCE,
+        )
         for name, spec in BUILTIN_SCHEMAS.items()
     ]
 

@@ -105,6 +105,58 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
       "type": "object"
     }
   },
+  "edit_file": {
+    "description": "Replace old_text with new_text in a text file; read the file first. old_text must occur exactly once unless replace_all.",
+    "parameters": {
+      "additionalProperties": false,
+      "properties": {
+        "path": {
+          "description": "File path relative to the workspace root",
+          "type": "string"
+        },
+        "old_text": {
+          "description": "The exact text to replace, with enough lines around it to be unique",
+          "type": "string"
+        },
+        "new_text": {
+          "description": "The text to put in its place",
+          "type": "string"
+        },
+        "replace_all": {
+          "default": false,
+          "description": "Replace every occurrence of old_text",
+          "type": "boolean"
+        }
+      },
+      "required": [
+        "path",
+        "old_text",
+        "new_text"
+      ],
+      "type": "object"
+    }
+  },
+  "write_file": {
+    "description": "Create a file (and its missing directories), or replace a whole file's text; read an existing file first.",
+    "parameters": {
+      "additionalProperties": false,
+      "properties": {
+        "path": {
+          "description": "File path relative to the workspace root",
+          "type": "string"
+        },
+        "content": {
+          "description": "The whole text of the file",
+          "type": "string"
+        }
+      },
+      "required": [
+        "path",
+        "content"
+      ],
+      "type": "object"
+    }
+  },
   "calculator": {
     "description": "Evaluate an arithmetic expression exactly: + - * / // % ** and parentheses; sqrt, log, log10, exp, sin, cos, tan (radians), abs, round, floor, ceil, min, max; constants pi, e.",
     "parameters": {

@@ -132,11 +132,47 @@ def apply_plan(context: ToolContext, plan: Plan) -> str:
     try:
         if like is None:
             plan.real.parent.mkdir(parents=True, exist_ok=True)  # inside the workspace: resolve checked the path
-        write_atomically(plan.real, change.after, like=like, before_rename=lambda: context.ledger.record(change))
+        record = lambda: context.ledger.record(change, context.call_id)  # noqa: E731
+        write_atomically(plan.real, change.after, like=like, before_rename=record)
     except OSError as exc:
         raise FileNotChanged(f"{name} could not be written ({exc.strerror or exc}); it is unchanged") from None
     context.ledger.saw(change.path, digest(change.after))
     return plan.summary
+
+
+def resumed(context: ToolContext) -> str | None:
+    """The result of a call whose change a stopped run already recorded (the same call id), never applied twice.
+
+    The file holds the change's `after`: it was applied, and is not again. It holds `before`: the run stopped
+    between the record and the rename, so the rename is done now. None: no record for this call, or the file
+    holds something else (then the call is planned afresh, and its checks say what is wrong)."""
+    change = context.ledger.recorded(context.call_id) if context.call_id else None
+    if change is None:
+        return None
+    try:
+        real = context.workspace.resolve(change.path)
+        data, like = _read_now(context, real, change.path)
+    except (OSError, ValueError):
+        return None
+    if data == change.after:
+        how = "already applied before the run stopped; not applied again"
+    elif data == change.before:
+        try:
+            if like is None:
+                real.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(real, change.after, like=like)
+        except OSError as exc:
+            raise FileNotChanged(f"{quote_path(change.path)} could not be written ({exc.strerror or exc})") from None
+        how = "recorded before the run stopped, applied now"
+    else:
+        return None
+    context.ledger.saw(change.path, digest(change.after))
+    a = diffs.split_lines(change.before.decode("utf-8", "replace")) if change.before is not None else []
+    b = diffs.split_lines(change.after.decode("utf-8", "replace"))
+    opcodes = diffs.whole_blocks(a, b)
+    added, removed = diffs.counts(opcodes)
+    head = f"Changed {quote_path(change.path)}: +{added} −{removed} lines ({how})."
+    return f"{head} Lines around the change now read:\n{diffs.region(b, opcodes)}"
 
 
 def _load(context: ToolContext, path: str, tool: str, *, must_exist: bool) -> _Current | str:

@@ -74,7 +74,10 @@ def read_lines(
             # The whole file, even for a few lines of it: what the model was shown is part of this content. A
             # second pass over at most 10 MB, from the page cache: ~5 ms per MB of sha256 at most, no memory.
             stream.seek(0)
-            ledger.saw(rel, hashlib.file_digest(stream, "sha256").hexdigest())
+            whole = hashlib.sha256()
+            while chunk := stream.read(CHUNK_SIZE):
+                whole.update(chunk)
+            ledger.saw(rel, whole.hexdigest())
         stream.seek(0)
         lines = Lines(stream, chunk_size)
         skipped = lines.skip(offset)

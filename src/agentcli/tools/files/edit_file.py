@@ -1,0 +1,38 @@
+"""The `edit_file` tool: replace text in a file of the workspace, exactly, checked, all or nothing (changes.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.decorator import tool
+from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_edit, resumed
+
+PathArg = Annotated[str, Field(description="File path relative to the workspace root")]
+OldArg = Annotated[str, Field(description="The exact text to replace, with enough lines around it to be unique")]
+NewArg = Annotated[str, Field(description="The text to put in its place")]
+AllArg = Annotated[bool, Field(description="Replace every occurrence of old_text")]
+
+
+@tool(requires_approval=True, idempotent=False)
+def edit_file(
+    context: ToolContext, path: PathArg, old_text: OldArg, new_text: NewArg, replace_all: AllArg = False
+) -> str:
+    """Replace old_text with new_text in a text file; read the file first. old_text must occur exactly once
+    unless replace_all."""
+    done = resumed(context)  # a resumed run's call whose change was recorded: never applied twice
+    if done is not None:
+        return done
+    plan = plan_edit(context, path, old_text, new_text, replace_all)
+    if isinstance(plan, str):
+        raise FileNotChanged(plan)
+    return apply_plan(context, plan)
+
+
+def preview_edit(context: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
+    """What edit_file would do with these arguments, changing nothing: the unified diff, or why it would refuse
+    (an approval prompt shows it; the call itself plans again and applies only what it plans)."""
+    plan = plan_edit(context, path, old_text, new_text, replace_all)
+    return plan if isinstance(plan, str) else plan.change.diff
