@@ -1,15 +1,19 @@
 """The CLI's before_call policy: a tool marked `requires_approval` runs only when the user says yes.
 
-On a terminal the call is shown on stderr and `[y/N]` is asked, after the renderer has closed its live region
-(so the prompt never fights Rich's Live display) and after what was typed before the prompt has been thrown
-away (a `y` typed ahead was meant for something else); `--yes` approves every call; with no terminal to ask on,
-the call is refused. Ctrl-C at the prompt is an interrupt like anywhere else: KeyboardInterrupt goes up unchanged.
+On a terminal the call is shown on stderr (a tool with a preview, like edit_file, shows the change as a
+unified diff) and `[y/N/a]` is asked, after the renderer has closed its live region (so the prompt never
+fights Rich's Live display) and after what was typed before the prompt has been thrown away (a `y` typed ahead
+was meant for something else). `y` allows the call; `a` allows this tool for the rest of the session; `n` or
+Enter refuses it; anything else refuses it and is told to the model as the user's reason. `--yes` approves
+every call; with no terminal to ask on, the call is refused. Ctrl-C at the prompt is an interrupt like anywhere
+else: KeyboardInterrupt goes up unchanged.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from typing import IO, TYPE_CHECKING
 
@@ -24,6 +28,10 @@ REFUSAL = "The user did not approve this call."
 """The result the model gets for a call the user did not approve (fixed by the contract)."""
 
 YES = ("y", "yes")
+ALWAYS = ("a", "always")
+NO = ("", "n", "no")
+DIFF_LINES = 80
+"""A longer diff is shown cut, with a line saying how much more there is."""
 
 
 class Approval:
@@ -42,9 +50,12 @@ class Approval:
         self._stdin = stdin
         self._stderr = stderr
         self._told = False
+        self._explained = False
+        self._always: set[str] = set()
+        """Tools the user allowed for the rest of the session (`a`)."""
 
     def __call__(self, call: PendingCall) -> Decision:
-        if not call.requires_approval or self.yes:
+        if not call.requires_approval or self.yes or call.name in self._always:
             return Allow()
         if self.renderer is not None:
             self.renderer.close()  # ends any live region (spinner, streaming panel) before we write
@@ -59,13 +70,56 @@ class Approval:
                 )
                 stderr.flush()
             return Deny(REFUSAL)
+        preview = call.describe()
+        if preview:
+            stderr.write(diff_shown(preview, color=_colour(stderr)))
+        if not self._explained:
+            self._explained = True
+            stderr.write(
+                f"(y: yes · a: yes to {visible(tool_name(call.name), one_line=True)} for the rest of the session · "
+                "n or Enter: no · anything else: no, and the model is told it as your reason)\n"
+            )
         _discard_typed_ahead(stdin)
-        stderr.write(f"Allow {shown(call)}? [y/N] ")
+        what = f"{visible(tool_name(call.name), one_line=True)} (the change above)" if preview else shown(call)
+        stderr.write(f"Allow {what}? [y/N/a] ")
         stderr.flush()
         answer = stdin.readline()
         if not answer.endswith("\n"):  # end of input (Ctrl-D): no
             stderr.write("\n")
-        return Allow() if answer.strip().lower() in YES else Deny(REFUSAL)
+        return self._decided(call.name, answer.strip())
+
+    def _decided(self, name: str, answer: str) -> Decision:
+        if answer.lower() in YES:
+            return Allow()
+        if answer.lower() in ALWAYS:
+            self._always.add(name)
+            return Allow()
+        if answer.lower() in NO:
+            return Deny(REFUSAL)
+        reason = answer[2:].strip() if answer.lower().startswith(("n ", "n,")) else answer
+        return Deny(f"{REFUSAL} The user said: {reason}")
+
+
+def diff_shown(diff: str, *, color: bool) -> str:
+    """A unified diff for the terminal: every line escaped, cut after DIFF_LINES lines, coloured if asked."""
+    lines = diff.splitlines()
+    shown_lines = [_coloured(visible(line, one_line=True), color) for line in lines[:DIFF_LINES]]
+    if len(lines) > DIFF_LINES:
+        shown_lines.append(f"… {len(lines) - DIFF_LINES} more lines of the diff")
+    return "\n".join(shown_lines) + "\n"
+
+
+def _coloured(line: str, color: bool) -> str:
+    if not color:
+        return line
+    for start, code in (("+++", "1"), ("---", "1"), ("+", "32"), ("-", "31"), ("@@", "36")):
+        if line.startswith(start):
+            return f"\x1b[{code}m{line}\x1b[0m"
+    return line
+
+
+def _colour(stream: IO[str]) -> bool:
+    return _is_terminal(stream) and not os.environ.get("NO_COLOR")
 
 
 def shown(call: PendingCall) -> str:

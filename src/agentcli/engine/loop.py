@@ -4,6 +4,7 @@ about a run is in its RunState, everything about the chat in its Session, so a s
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Generator, Iterator
 
@@ -203,7 +204,14 @@ class Engine:
             if call.id in answered:
                 continue
             yield ToolCalled(run.step, call.id, call.name, call.arguments)
-            pending = PendingCall(call.id, call.name, call.arguments, self.tools.get(call.name), run.step)
+            pending = PendingCall(
+                call.id,
+                call.name,
+                call.arguments,
+                self.tools.get(call.name),
+                run.step,
+                functools.partial(self.tools.preview, call.name, call.arguments),
+            )
             notice = self._repeat_notice(run, pending)
             if notice is None:
                 returned = yield from self._call(pending)

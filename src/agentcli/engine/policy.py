@@ -6,7 +6,7 @@ user can pass any other (an allow-list, a budget, a log)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from agentcli.tools.core.registry import Tool
@@ -23,6 +23,8 @@ class PendingCall:
     tool: Tool | None
     """The tool it names; None when there is no such tool (the registry will say so)."""
     step: int
+    describe: Callable[[], str | None] = field(default=lambda: None, compare=False, repr=False)
+    """What the call would do (a diff), from the tool's preview, computed when asked; None: nothing to show."""
 
     @property
     def requires_approval(self) -> bool:

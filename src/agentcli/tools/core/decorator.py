@@ -43,6 +43,9 @@ class ToolSpec:
     """Run only when the before_call policy allows it (the CLI asks the user)."""
     idempotent: bool = True
     """Calling it twice with the same arguments does nothing new, so the repeat guard may answer a repeat."""
+    preview: Callable[..., str] | None = None
+    """Takes the tool's own arguments, changes nothing, and says what a call would do (a diff): what an approval
+    prompt shows. None: the prompt shows the arguments."""
 
 
 @overload
@@ -51,7 +54,11 @@ def tool(func: F, /) -> F: ...
 
 @overload
 def tool(
-    *, name: str | None = None, requires_approval: bool = False, idempotent: bool | None = None
+    *,
+    name: str | None = None,
+    requires_approval: bool = False,
+    idempotent: bool | None = None,
+    preview: Callable[..., str] | None = None,
 ) -> Callable[[F], F]: ...
 
 
@@ -62,6 +69,7 @@ def tool(
     name: str | None = None,
     requires_approval: bool = False,
     idempotent: bool | None = None,
+    preview: Callable[..., str] | None = None,
 ) -> F | Callable[[F], F]:
     """Make a function a tool: `@tool`, or `@tool(requires_approval=True, name=..., idempotent=...)`.
 
@@ -71,7 +79,7 @@ def tool(
     if isinstance(name, str):
         check_name(name)  # now, so the error points at the decorator's line of the file
     repeatable = not requires_approval if idempotent is None else idempotent
-    spec = ToolSpec(name, requires_approval, repeatable)
+    spec = ToolSpec(name, requires_approval, repeatable, preview)
 
     def mark(target: F) -> F:
         if not inspect.isfunction(target):

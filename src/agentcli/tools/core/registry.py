@@ -219,29 +219,55 @@ class ToolRegistry:
         if tool is None:
             available = ", ".join(self._tools) or "none"
             return f"Unknown tool {_quote(name)}. Available tools: {available}.", True
-        valid = f"Valid parameters of {name}: {describe_parameters(tool.parameters)}."
+        kwargs = self._arguments(tool, raw_args, call_id)
+        if isinstance(kwargs, str):
+            return kwargs, True
+        with _captured_stdout() as printed:
+            content, is_error = _run(tool.func, kwargs)
+        return _with_printed(content, printed.getvalue()), is_error
+
+    def _arguments(self, tool: Tool, raw_args: str | dict[str, Any] | None, call_id: str) -> dict[str, Any] | str:
+        """The keyword arguments of a call (the model's, validated, and the context), or what is wrong with them."""
+        valid = f"Valid parameters of {tool.name}: {describe_parameters(tool.parameters)}."
         args = _parse_arguments(raw_args)
         if isinstance(args, str):
-            return f"{args} {valid}", True
+            return f"{args} {valid}"
         try:
             model, context_params = tool.args_model, tool.context_params  # a built-in is loaded here
         except Exception as exc:
-            return f"The tool {name} could not be loaded: {type(exc).__name__}: {exc}", True
+            return f"The tool {tool.name} could not be loaded: {type(exc).__name__}: {exc}"
         from pydantic import ValidationError
 
         try:
             parsed = model.model_validate(args)
         except ValidationError as exc:
-            return f"Invalid arguments for {name}: {_validation_problems(exc)}. {valid}", True
+            return f"Invalid arguments for {tool.name}: {_validation_problems(exc)}. {valid}"
         kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
         if context_params:
             if self.context is None:
-                return f"{name} needs a workspace, and its registry was made without a ToolContext.", True
+                return f"{tool.name} needs a workspace, and its registry was made without a ToolContext."
             context = dataclasses.replace(self.context, call_id=call_id) if call_id else self.context
             kwargs.update(dict.fromkeys(context_params, context))
-        with _captured_stdout() as printed:
-            content, is_error = _run(tool.func, kwargs)
-        return _with_printed(content, printed.getvalue()), is_error
+        return kwargs
+
+    def preview(self, name: str, raw_args: str | dict[str, Any] | None) -> str | None:
+        """What a call would do, from the tool's preview (it changes nothing), for an approval prompt; None when
+        the tool has no preview or the arguments are not valid (the call itself will say what is wrong)."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        try:
+            spec = spec_of(tool.func)
+            if spec is None or spec.preview is None:
+                return None
+            kwargs = self._arguments(tool, raw_args, "")
+            if isinstance(kwargs, str):
+                return None
+            with _captured_stdout():
+                text = spec.preview(**kwargs)
+        except Exception as exc:  # a preview that fails must not stop the question being asked
+            return f"(no preview: {type(exc).__name__}: {exc})"
+        return self._scrubbed(str(text))
 
     def _diff(self, call_id: str) -> str:
         """What the call changed, as the ledger recorded it (before the change was applied)."""
