@@ -56,9 +56,10 @@ class SessionLedger:
         found = next((r for r in reversed(changes) if r.call_id == call_id and r.after is not None), None)
         if found is None or found.after is None:
             return None
+        from agentcli.tools.files.diffs import file_diff
         from agentcli.tools.files.ledger import Change
 
-        return Change(found.path, found.before, found.after, "")
+        return Change(found.path, found.before, found.after, file_diff(found.path, found.before, found.after))
 
     def changes(self) -> list[FileRecord]:
         """Every change recorded in the session, in order."""

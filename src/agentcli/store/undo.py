@@ -8,13 +8,13 @@ The run is then marked undone (RunState.undone), so the next undo reverts the ru
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
 from agentcli.engine.conversation import FileRecord
 from agentcli.engine.session import Session
 from agentcli.engine.state import RunState
+from agentcli.tools.files.diffs import file_diff
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class FileUndo:
 
     def diff(self) -> str:
         """What undoing it does, as a unified diff from now to after."""
-        return unified_diff(self.path, self.current, self.before)
+        return file_diff(self.path, self.current, self.before)
 
 
 @dataclass(frozen=True)
@@ -89,18 +89,8 @@ def session_diff(session: Session) -> str:
             continue
         note = " (undone)" if run.undone else ""
         parts.append(f"# run {run.number + 1}: {_one_line(run.question)}{note}\n")
-        parts.extend(unified_diff(record.path, record.before, record.after) for record in changes)
+        parts.extend(file_diff(record.path, record.before, record.after) for record in changes)
     return "".join(parts)
-
-
-def unified_diff(path: str, before: bytes | None, after: bytes | None) -> str:
-    """The unified diff of two versions of a text file (None: the file does not exist)."""
-    old = [] if before is None else before.decode("utf-8", "replace").splitlines(keepends=True)
-    new = [] if after is None else after.decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        old, new, "/dev/null" if before is None else f"a/{path}", "/dev/null" if after is None else f"b/{path}"
-    )
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
 def _with_current(item: FileUndo, root: Path) -> FileUndo:

@@ -164,3 +164,14 @@ def _shown(line: str, number: int) -> str:
     if number == 1:
         text = text.removeprefix("\ufeff")
     return text if len(text) <= LINE_CHARS else f"{text[:LINE_CHARS]} … [line cut at {LINE_CHARS} characters]"
+
+
+def file_diff(path: str, before: bytes | None, after: bytes | None) -> str:
+    """The unified diff between two versions of a file's bytes (None: the file does not exist), whole-file:
+    what `agent diff` and `agent undo` show, and a recorded change's diff read back."""
+    a = [] if before is None else split_lines(before.decode("utf-8", "replace"))
+    b = [] if after is None else split_lines(after.decode("utf-8", "replace"))
+    text = unified(path, a, b, whole_blocks(a, b), created=before is None)
+    if after is None and text:  # removed: git's `+++ /dev/null`
+        text = text.replace(f"+++ b/{path}\n", "+++ /dev/null\n", 1)
+    return text

@@ -16,7 +16,14 @@ NewArg = Annotated[str, Field(description="The text to put in its place")]
 AllArg = Annotated[bool, Field(description="Replace every occurrence of old_text")]
 
 
-@tool(requires_approval=True, idempotent=False)
+def preview_edit(context: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
+    """What edit_file would do with these arguments, changing nothing: the unified diff, or why it would refuse
+    (an approval prompt shows it; the call itself plans again and applies only what it plans)."""
+    plan = plan_edit(context, path, old_text, new_text, replace_all)
+    return plan if isinstance(plan, str) else plan.change.diff
+
+
+@tool(requires_approval=True, idempotent=False, preview=preview_edit)
 def edit_file(
     context: ToolContext, path: PathArg, old_text: OldArg, new_text: NewArg, replace_all: AllArg = False
 ) -> str:
@@ -29,10 +36,3 @@ def edit_file(
     if isinstance(plan, str):
         raise FileNotChanged(plan)
     return apply_plan(context, plan)
-
-
-def preview_edit(context: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
-    """What edit_file would do with these arguments, changing nothing: the unified diff, or why it would refuse
-    (an approval prompt shows it; the call itself plans again and applies only what it plans)."""
-    plan = plan_edit(context, path, old_text, new_text, replace_all)
-    return plan if isinstance(plan, str) else plan.change.diff

@@ -14,7 +14,14 @@ PathArg = Annotated[str, Field(description="File path relative to the workspace 
 ContentArg = Annotated[str, Field(description="The whole text of the file")]
 
 
-@tool(requires_approval=True, idempotent=False)
+def preview_write(context: ToolContext, path: str, content: str) -> str:
+    """What write_file would do with these arguments, changing nothing: the unified diff, or why it would refuse
+    (an approval prompt shows it; the call itself plans again and applies only what it plans)."""
+    plan = plan_write(context, path, content)
+    return plan if isinstance(plan, str) else plan.change.diff
+
+
+@tool(requires_approval=True, idempotent=False, preview=preview_write)
 def write_file(context: ToolContext, path: PathArg, content: ContentArg) -> str:
     """Create a file (and its missing directories), or replace a whole file's text; read an existing file
     first."""
@@ -25,10 +32,3 @@ def write_file(context: ToolContext, path: PathArg, content: ContentArg) -> str:
     if isinstance(plan, str):
         raise FileNotChanged(plan)
     return apply_plan(context, plan)
-
-
-def preview_write(context: ToolContext, path: str, content: str) -> str:
-    """What write_file would do with these arguments, changing nothing: the unified diff, or why it would refuse
-    (an approval prompt shows it; the call itself plans again and applies only what it plans)."""
-    plan = plan_write(context, path, content)
-    return plan if isinstance(plan, str) else plan.change.diff
