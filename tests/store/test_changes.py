@@ -163,3 +163,16 @@ def _sha(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("kind", ["plain", "rich"])
+def test_the_tool_panel_shows_the_diff_of_what_was_applied(kind: str) -> None:
+    from agentcli.render import make_renderer
+
+    out, err = io.StringIO(), io.StringIO()
+    renderer = make_renderer(kind, out, err)  # type: ignore[arg-type]
+    diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\x1b[31m\n"
+    renderer.handle(ToolReturned(1, "c1", "edit_file", "Changed a.txt: +1 −1 lines.", False, 1.0, diff=diff))
+    renderer.close()
+    shown = err.getvalue()
+    assert "-one" in shown and "+two\\x1b[31m" in shown  # shown, and escaped like every other tool text

@@ -64,6 +64,8 @@ class PlainRenderer:
             case ev.ToolReturned() as result:
                 self._say(f"-- {tool_facts(result)}")
                 self._say(textwrap.indent(preview(result.content), "   "))
+                if result.diff:  # what the call changed on disk, as a unified diff
+                    self._say(textwrap.indent(result.diff.rstrip("\n"), "   "))
             case ev.StepRetried(reason=reason):
                 self._say(f"== {reason} Asking again; the text above is void.")
             case ev.FormatProblem(message=message):

@@ -124,6 +124,9 @@ class RichRenderer:
         body.append(shown.visible(arguments) + "\n", style="cyan")
         style = "yellow" if result.skipped else "red" if result.is_error else "default"
         body.append(shown.visible(shown.preview(result.content)), style=style)
+        for line in result.diff.splitlines():  # what the call changed on disk, as a unified diff
+            colour = "green" if line.startswith("+") else "red" if line.startswith("-") else "default"
+            body.append("\n" + shown.visible(line), style="cyan" if line.startswith("@@") else colour)
         border = "yellow" if result.skipped else "red" if result.is_error else "green"
         title = _text(f"TOOL · {shown.tool_name(result.name)}")  # a Text: a str title would be read as markup
         return Panel(
