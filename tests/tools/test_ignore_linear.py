@@ -21,6 +21,7 @@ from agentcli.tools.files.ignore import (
     MAX_GLOB_CHARS,
     MAX_LINE_CHARS,
     MAX_PATTERNS,
+    MAX_RULE_CHARS,
     compile_glob,
     compile_rules,
     line_regex,
@@ -166,12 +167,23 @@ def test_a_set_whose_dfa_gives_up_falls_back_to_one_re2_regex_per_line() -> None
     rules = compile_rules(["*.log", "!keep.log", BACKTRACKER])
     assert rules.files is not None
     for chunk in rules.files.chunks:
-        chunk.compiled = OutOfMemorySet()
+        chunk.match = OutOfMemorySet().Match
     assert rules.decide("a/x.log", False) is True
     assert rules.decide("keep.log", False) is False
     assert rules.decide("main.py", False) is None
     with hang_detector():
         assert rules.decide("a" * 43, False) is None
+
+
+def test_a_gitignore_is_used_up_to_its_character_budget_and_a_glob_past_it_is_refused() -> None:
+    heavy = ["?" * 4000 + str(i) for i in range(100)]  # 16,000 characters of regex each
+    rules = compile_rules(["*.log", *heavy, "*.tmp"])
+    assert rules.decide("a.log", False) is True
+    assert rules.decide("a.tmp", False) is None  # past MAX_RULE_CHARS: left out, as lines past MAX_PATTERNS are
+    assert rules.decide("x" * 4000 + "3", False) is True
+    assert MAX_RULE_CHARS < 64 * 4 * 900  # the glob below: 64 alternatives, each `?` a 4-character [^/]
+    with pytest.raises(ValueError, match="too complex"):
+        compile_glob("{a,b}" * 6 + "?" * 900)
 
 
 def test_glob_and_ignore_match_bytes_as_git_does() -> None:
@@ -214,6 +226,15 @@ def test_the_deadline_is_checked_inside_a_long_run_of_files(tmp_path: Path) -> N
     files = list(walk.files(walk.workspace.root))
     assert walk.cut_short
     assert files == [f"f{i:05d}.txt" for i in range(RUN_FILES)]
+
+
+def test_the_deadline_is_checked_after_every_file_that_is_matched(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    for i in range(10):
+        (tmp_path / f"f{i}.txt").write_text("")
+    walk = Walk(Workspace(tmp_path), deadline=0.0)
+    assert list(walk.files(walk.workspace.root)) == [".gitignore"]
+    assert walk.cut_short
 
 
 def test_a_walk_that_ends_in_time_is_not_cut_short(tmp_path: Path) -> None:

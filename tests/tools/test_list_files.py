@@ -167,3 +167,10 @@ def test_credential_files_of_every_kind_are_left_out(tmp_path: Path) -> None:
     kept = ["README.md", "data/3fa85f64-5717-4562-b3fc-2c963f66afa6.json", "infra/main.tf", "k/proj.json"]
     make_tree(tmp_path, dict.fromkeys(secrets + kept, "x"))
     assert listing(tmp_path).splitlines() == sorted(kept)
+
+
+def test_a_glob_is_matched_only_until_the_deadline(tmp_path: Path) -> None:
+    make_tree(tmp_path, {f"f{i}.txt": "" for i in range(20)})
+    lines = make_list_files(Workspace(tmp_path), time_budget=0)(pattern="*.txt").splitlines()
+    assert lines[0] == "f0.txt"
+    assert lines[1].startswith("[listing cut short after 0 s")

@@ -17,7 +17,7 @@ and a name that is not UTF-8 matches like any other.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +30,11 @@ MAX_PATTERNS = 5000
 
 MAX_LINE_CHARS = 4096
 """Longer .gitignore lines are skipped: no path is longer (PATH_MAX), and each costs RE2 program memory."""
+
+MAX_RULE_CHARS = 200_000
+"""Characters of translated patterns one .gitignore (or glob) may use; the lines past them are left out. 5,000
+ordinary lines take ~175,000; the bound keeps the worst file's compiling under a second (a megabyte of
+`a/**/a/**/…` took 5-20 s) and its matching under half a second for a 4,096-byte path."""
 
 SET_MAX_MEM = 64 << 20
 """RE2's memory for one set (its program and its DFA cache); rules that need more are split into more sets."""
@@ -121,14 +126,19 @@ class _Chunk:
 
     members: list[tuple[int, bytes]]
     compiled: Any
+    match: Callable[[bytes], list[int] | None] = field(init=False)
+    """The set's Match: its binding's own when there (google-re2's wrapper doubles the cost of a match)."""
     one_by_one: list[tuple[int, Any]] | None = None
     """The members as separate RE2 regexes, made only if the set's DFA runs out of memory on a path."""
+
+    def __post_init__(self) -> None:
+        self.match = getattr(getattr(self.compiled, "_set", None), "Match", self.compiled.Match)
 
     def last(self, path: bytes) -> int | None:
         """The highest index of a member that matches all of `path`, or None."""
         if self.one_by_one is None:
-            hits = self.compiled.Match(path)
-            if hits is not None:
+            hits = self.match(path)
+            if hits:
                 return self.members[max(hits) - 1][0] if len(hits) > 1 else None
             self.one_by_one = _one_by_one(self.members)  # no member 0: the DFA gave up, RE2's NFA will not
         return next((index for index, regex in reversed(self.one_by_one) if regex.fullmatch(path)), None)
@@ -173,6 +183,12 @@ class Matcher:
     """Which of a list of regexes match a whole path: the highest index that does, in one pass per set."""
 
     chunks: list[_Chunk] = field(default_factory=list)
+    last: Callable[[bytes], int | None] = field(init=False)
+    """The highest index of a regex that matches all of a path, or None if none does."""
+
+    def __post_init__(self) -> None:
+        # Nearly always one set: its own method then, one Python call less per path of a walk.
+        self.last = self.chunks[0].last if len(self.chunks) == 1 else self._last_of_all
 
     @classmethod
     def of(cls, members: Iterable[tuple[int, str]]) -> Matcher | None:
@@ -180,8 +196,7 @@ class Matcher:
         chunks = _chunks([(index, regex.encode("utf-8", "surrogateescape")) for index, regex in members])
         return cls(chunks) if chunks else None
 
-    def last(self, path: bytes) -> int | None:
-        """The highest index of a regex that matches all of `path`, or None if none does."""
+    def _last_of_all(self, path: bytes) -> int | None:
         for chunk in reversed(self.chunks):  # chunks hold ascending indices: the last one to match decides
             found = chunk.last(path)
             if found is not None:
@@ -210,13 +225,24 @@ class Rules:
 
 def compile_rules(lines: Iterable[str], base: str = "") -> Rules:
     """Rules from the lines of a .gitignore in directory `base`; comments, blanks and invalid lines skipped."""
-    parsed: list[tuple[str, bool, bool]] = []  # (entry regex, directories only, ignores), first line first
+    return _rules(_parse(lines)[0], base)
+
+
+def _parse(lines: Iterable[str]) -> tuple[list[tuple[str, bool, bool]], bool]:
+    """(each usable line's line_regex, first line first; whether MAX_PATTERNS or MAX_RULE_CHARS cut the rest)."""
+    parsed: list[tuple[str, bool, bool]] = []
+    chars = 0
     for number, line in enumerate(lines):
-        if number >= MAX_PATTERNS:
-            break
-        found = line_regex(line)
+        found = line_regex(line) if number < MAX_PATTERNS else None
+        if number >= MAX_PATTERNS or (found is not None and chars + len(found[0]) > MAX_RULE_CHARS):
+            return parsed, True
         if found is not None:
             parsed.append(found)
+            chars += len(found[0])
+    return parsed, False
+
+
+def _rules(parsed: list[tuple[str, bool, bool]], base: str) -> Rules:
     if not parsed:  # most directories have no .gitignore: a walk of 2,500 of them must not build 5,000 nothings
         return Rules(base, None, None, ())
     files = [(i, regex) for i, (regex, dir_only, _) in enumerate(parsed) if not dir_only]
@@ -256,8 +282,10 @@ def compile_glob(pattern: str) -> Rules:
         pattern.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:
         raise ValueError("the glob contains a lone surrogate, which no file name here can contain") from None
-    globs = _expand_braces(pattern.removeprefix("./"))
-    rules = compile_rules(globs)
+    parsed, cut = _parse(_expand_braces(pattern.removeprefix("./")))
+    if cut:
+        raise ValueError("the glob is too complex: its braces expand to too much; give a simpler one")
+    rules = _rules(parsed, "")
     if rules.files is None:
         raise ValueError(f"{pattern[:120]!r} is not a usable glob; examples: **/*.py, src/**/test_*.py, *.toml")
     return rules

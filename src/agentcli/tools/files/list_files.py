@@ -44,7 +44,7 @@ def list_paths(
     shown: list[str] = []
     more = 0
     for batch in walk.batches(start):
-        kept = batch if matches is None else [rel for rel in batch if matches(rel)]
+        kept = batch if matches is None else _matching(batch, matches, walk)
         room = limit - len(shown)
         shown += map(shown_path, kept[:room])
         more += max(0, len(kept) - room)
@@ -61,3 +61,15 @@ def list_paths(
             "looked at; narrow it with path= or pattern=]"
         )
     return "\n".join(shown)
+
+
+def _matching(batch: list[str], matches: Callable[[str], bool], walk: Walk) -> list[str]:
+    """The files of `batch` the glob matches, up to the deadline (a complex glob against a deep path costs ms)."""
+    kept: list[str] = []
+    for rel in batch:
+        if matches(rel):
+            kept.append(rel)
+        if walk.deadline is not None and time.monotonic() > walk.deadline:
+            walk.cut_short = True  # the walk is not resumed after this batch
+            break
+    return kept

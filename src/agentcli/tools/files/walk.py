@@ -9,6 +9,7 @@ lead to are listed where they really are.
 from __future__ import annotations
 
 import bisect
+import math
 import os
 import stat
 import time
@@ -79,8 +80,8 @@ class Walk:
         # Hot loop (50,000 entries in about 0.1 s of CPU): strings, not Path objects; the runs of plain files
         # between two directories taken as slices, RUN_FILES at a time; the deny list tested on a whole
         # directory's names at once; rules pushed only for a .gitignore that has patterns. The deadline is
-        # checked before every directory, link or other entry and between the parts of a long run of files:
-        # 20,000 files in one directory must not outlast it, whatever their names cost to match.
+        # checked before every directory, link or other entry, after every file that is matched and between
+        # the parts of a long run: 20,000 files in one directory must not outlast it, whatever they cost.
         workspace, root = self.workspace, str(self.workspace.root)
         rules = [r for r in rules if r.dirs is not None]
         frames: list[_Frame] = []
@@ -101,14 +102,12 @@ class Walk:
             while frame.pos < len(keys):
                 stop = frame.stops[frame.stop]
                 if frame.pos < stop:  # a run of plain files
-                    end = min(stop, frame.pos + RUN_FILES)
-                    run = [prefix + key for key in keys[frame.pos : end]]
-                    if frame.suspect or rules:
-                        run = [rel for rel in run if self._shown(rel, False, frame.suspect, rules)]
-                    batch += run
-                    frame.pos = end
-                    if end < stop:
-                        break  # a long run: hand over what is kept and look at the clock before the rest
+                    run = [prefix + key for key in keys[frame.pos : min(stop, frame.pos + RUN_FILES)]]
+                    kept, seen = self._run(run, frame.suspect, rules) if frame.suspect or rules else (run, len(run))
+                    batch += kept
+                    frame.pos += seen
+                    if frame.pos < stop:
+                        break  # a long run (or the deadline): hand over what is kept before the rest
                     continue
                 if self._late():
                     break
@@ -132,6 +131,19 @@ class Walk:
                 yield batch
             if frames and self._late():
                 return
+
+    def _run(self, run: list[str], suspect: bool, rules: list[Rules]) -> tuple[list[str], int]:
+        """(the files of `run` that are shown, how many were looked at): the clock is read after each, since a
+        match against thousands of rules may take a while (well under a second, even for a 4 KB path)."""
+        kept: list[str] = []
+        shown, clock, deadline = self._shown, time.monotonic, math.inf if self.deadline is None else self.deadline
+        for seen, rel in enumerate(run, 1):
+            if shown(rel, False, suspect, rules):
+                kept.append(rel)
+            if clock() > deadline:
+                self.cut_short = True
+                return kept, seen
+        return kept, len(run)
 
     def _late(self) -> bool:
         """Whether the deadline has passed (then the walk is cut short)."""
