@@ -193,6 +193,17 @@ def test_glob_and_ignore_match_bytes_as_git_does() -> None:
     assert compile_rules(["/\udcff*"]).decide("\udcffx", True) is True
 
 
+def test_a_negated_bracket_never_matches_a_slash_as_in_git() -> None:
+    rules = compile_rules(["a[!x]b", "\\[!y]", "c[^.]d/"])
+    assert rules.decide("a/b", True) is None
+    assert rules.decide("ayb", False) is True
+    assert rules.decide("[!y]", False) is True  # escaped: a literal
+    assert rules.decide("c/d", True) is None
+    assert rules.decide("ced", True) is True
+    with hang_detector():
+        assert compile_rules(["[/" * 2000 + "]", "[" * 4000]).decide("x", False) is None
+
+
 def test_brace_expansion_is_linear_in_the_glob() -> None:
     with hang_detector():
         unbalanced = "{" + "," * (MAX_GLOB_CHARS - 1)

@@ -16,6 +16,7 @@ and a name that is not UTF-8 matches like any other.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -85,10 +86,15 @@ def _negated_brackets_skip_slash(text: str) -> str:
     """`[!a]` as git reads it, never matching `/` (pathspec's `[^a]` would): `[!a` + _SLASH + `]`. The brackets
     are found as pathspec finds them: after a `\\` escape no bracket starts, a `]` right after `[` or `[!` is a
     member, and an expression ends at the next `]` of its path segment, else the `[` is a literal."""
+    if "[" not in text:
+        return text
+    # Where each `]` and `/` is, for a bisection per `[`: a line of 4,000 `[/` must not take 4,000 scans.
+    closes = [match.start() for match in re.finditer(r"\]", text)]
+    slashes = [match.start() for match in re.finditer("/", text)]
     out: list[str] = []
     i = 0
     while i < len(text):
-        end = _bracket_end(text, i) if text[i] == "[" else None
+        end = _bracket_end(text, i, closes, slashes) if text[i] == "[" else None
         if text[i] == "\\":
             out.append(text[i : i + 2])
             i += 2
@@ -102,13 +108,15 @@ def _negated_brackets_skip_slash(text: str) -> str:
     return "".join(out)
 
 
-def _bracket_end(text: str, start: int) -> int | None:
+def _bracket_end(text: str, start: int, closes: list[int], slashes: list[int]) -> int | None:
     """The index of the `]` that closes the bracket expression opened at `start`, or None."""
     i = start + 1
     i += text[i : i + 1] in ("!", "^")
     i += text[i : i + 1] == "]"
-    end, slash = text.find("]", i), text.find("/", i)
-    return None if end < 0 or 0 <= slash < end else end
+    k, s = bisect.bisect_left(closes, i), bisect.bisect_left(slashes, i)
+    if k == len(closes) or (s < len(slashes) and slashes[s] < closes[k]):
+        return None
+    return closes[k]
 
 
 def _options() -> Any:
