@@ -254,3 +254,12 @@ def test_a_walk_that_ends_in_time_is_not_cut_short(tmp_path: Path) -> None:
     walk = Walk(Workspace(tmp_path))
     assert len(list(walk.files(walk.workspace.root))) == RUN_FILES + 1
     assert not walk.cut_short
+
+
+def test_the_rules_above_a_deep_start_are_read_only_until_the_deadline(tmp_path: Path) -> None:
+    deep = tmp_path / "a" / "b" / "c"
+    deep.mkdir(parents=True)
+    (deep / "x.txt").write_text("")
+    walk = Walk(Workspace(tmp_path), deadline=0.0)
+    assert list(walk.files(deep)) == []
+    assert walk.cut_short and walk.excluded is None

@@ -60,12 +60,15 @@ class Walk:
             yield from self._walk(start, "" if rel == "." else rel, rules)
 
     def _rules_down_to(self, start: Path) -> list[Rules] | None:
-        """The rules in force inside `start`'s directory, or None (and `excluded` set) if a part is excluded."""
+        """The rules in force inside `start`'s directory, or None if a part is excluded (`excluded` says why)
+        or the deadline passed while they were read (a .gitignore at every level above a deep path)."""
         root = self.workspace.root
         rules = [compile_rules(_read_lines(root / ".git" / "info" / "exclude"))]
         rules.append(compile_rules(_read_lines(root / ".gitignore")))
         parts = start.relative_to(root).parts
         for depth, _name in enumerate(parts):
+            if self._late():
+                return None
             rel = "/".join(parts[: depth + 1])
             is_dir = depth < len(parts) - 1 or start.is_dir()
             if is_ignored(rules, rel, is_dir):
