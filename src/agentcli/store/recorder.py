@@ -29,7 +29,7 @@ from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import StoreError
 from agentcli.events import Event, ModelTextDelta, RunFinished
 from agentcli.llm.types import Usage
-from agentcli.store.db import Checkpoint, Store, Summary, state_json
+from agentcli.store.db import Checkpoint, StateEncoder, Store, Summary
 from agentcli.store.lease import Owner, SessionBusy, this_process
 
 STATUS = {State.FINISHED: "finished", State.FAILED: "failed"}
@@ -73,6 +73,8 @@ class SessionRecorder:
         self._records_written = 0
         """The log ids before which the session's messages, and its file records, are in the store."""
         self._events: list[dict[str, Any]] = []
+        self._state_json = StateEncoder()
+        """Encodes the RunState at each save, its repeat guard's entries once each."""
         self.failed = False
         """True once saving has failed: nothing more is saved."""
 
@@ -172,7 +174,7 @@ class SessionRecorder:
             summary,
             str(self._owner),
             messages=[(entry.id, json.dumps(entry.message)) for entry in log.since(self._written)],
-            run=(run.number, summary.status, state_json(run)),
+            run=(run.number, summary.status, self._state_json(run)),
             events=json.dumps(self._events) if self._events else None,
             records=list(log.records_since(self._records_written)),
         )
