@@ -82,6 +82,10 @@ def test_a_change_is_saved_shown_and_undone_run_by_run(tmp_path: Path, home: Pat
     assert shown.exit_code == 0, shown.output
     assert shown.stdout.count("# run ") == 3 and "+gamma" in shown.stdout and "--- /dev/null" in shown.stdout
 
+    session_json = json.loads(RUNNER.invoke(app, ["sessions", "show", saved.summary.id, "--json"]).stdout)
+    assert [run["changed_files"] for run in session_json["runs"]] == [["notes.txt"], ["notes.txt"], ["new/made.txt"]]
+    assert "changed files: new/made.txt" in RUNNER.invoke(app, ["sessions", "show", saved.summary.id]).stdout
+
     undone = RUNNER.invoke(app, ["undo", "--yes"])  # the last run: the file it created is removed
     assert undone.exit_code == 0, undone.output
     assert not (workspace / "new" / "made.txt").exists() and "new/made.txt: removed" in undone.stderr

@@ -71,6 +71,10 @@ def make_agent(settings: Settings, options: RunOptions, **extra: Any) -> Agent:
     from agentcli.agent import Agent
 
     named, reference = named_reference(options)
+    if options.no_save and not settings.read_only:
+        sys.stderr.write(
+            "note: --no-save: what the tools change in files is not recorded, so agent undo cannot revert it\n"
+        )
     if not named:
         return Agent(settings, recorder=recorder(settings, options), **extra)
     from agentcli.store.loading import UNFINISHED, last_status, to_session

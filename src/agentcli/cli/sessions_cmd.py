@@ -109,6 +109,7 @@ def _session_dict(saved: Saved) -> dict[str, Any]:
     from agentcli.engine.conversation import answered
     from agentcli.engine.state import State
 
+    changed = _changed_files(saved)
     runs = [
         {
             "question": run.question,
@@ -116,8 +117,10 @@ def _session_dict(saved: Saved) -> dict[str, Any]:
             "answer": run.answer,
             "steps": run.step,
             "usage": run.usage.to_dict(),
+            "changed_files": changed[number],
+            "undone": run.undone,
         }
-        for run, status in zip(saved.runs, saved.statuses, strict=True)
+        for number, (run, status) in enumerate(zip(saved.runs, saved.statuses, strict=True))
     ]
     return {**saved.summary.to_dict(), "messages": answered(saved.messages), "runs": runs}
 
@@ -199,6 +202,7 @@ def _replay(saved: Saved, events: list[tuple[int, dict[str, Any]]]) -> None:
     kind = "rich" if _on_terminal() else "plain"
     say = _printer(kind)
     say(f"session {summary.id} · {summary.model} · → {summary.endpoint} · {_when(summary.created)}", "dim")
+    changed = _changed_files(saved)
     by_run: dict[int, list[dict[str, Any]]] = {}
     for number, data in events:
         by_run.setdefault(number, []).append(data)
@@ -214,6 +218,21 @@ def _replay(saved: Saved, events: list[tuple[int, dict[str, Any]]]) -> None:
         renderer.close()
         if not ended:
             say(f"(the run stopped here: killed, or still running; agent resume {summary.id} goes on)", "yellow")
+        if changed[number]:
+            undone = " (undone)" if run.undone else ""
+            say(f"changed files{undone}: {', '.join(changed[number])}", "cyan")
+
+
+def _changed_files(saved: Saved) -> list[list[str]]:
+    """Per run, the files its tools changed, in the order first changed (`agent diff` shows how)."""
+    from agentcli.store.loading import to_session
+    from agentcli.store.undo import run_changes
+
+    try:
+        session = to_session(saved, keep_last=True)
+    except Exception:  # a log too damaged to go on can still be shown, without this list
+        return [[] for _ in saved.runs]
+    return [list(dict.fromkeys(r.path for r in run_changes(session, run))) for run in session.runs]
 
 
 def _printer(kind: str) -> Callable[[str, str], None]:
