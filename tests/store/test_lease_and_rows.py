@@ -113,6 +113,7 @@ def test_damaged_rows_are_skipped_and_told(tmp_path: Path) -> None:
         assert len(store.damaged) == 5 and all(line.count("\n") == 0 for line in store.damaged)
     listed = RUNNER.invoke(app, ["sessions", "list", "--json"], env={"AGENTCLI_HOME": str(tmp_path)})
     assert listed.exit_code == 0 and [item["id"] for item in json.loads(listed.stdout)] == [good]
+    assert listed.stderr.count("warning: ") == 1 and "summary row is damaged" in listed.stderr
 
 
 def test_a_log_that_no_longer_pairs_cannot_go_on(tmp_path: Path) -> None:

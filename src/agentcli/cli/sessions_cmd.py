@@ -41,6 +41,7 @@ def list_sessions(
     store = _existing_store()
     summaries = store.summaries(limit or None) if store is not None else []
     total = store.count() if store is not None and len(summaries) == limit else len(summaries)
+    _tell_damage(store)
     if as_json:
         sys.stdout.write(json_text([item.to_dict() for item in summaries], indent=2) + "\n")
     elif _on_terminal():
@@ -57,10 +58,18 @@ def show(session_id: SessionId, as_json: AsJson = False) -> None:
 
     store = _store_or_exit()
     saved = find_session(store, session_id)
+    events = store.events(saved.summary.id)
+    _tell_damage(store)
     if as_json:
         sys.stdout.write(json_text(_session_dict(saved), indent=2) + "\n")
     else:
-        _replay(saved, store.events(saved.summary.id))
+        _replay(saved, events)
+
+
+def _tell_damage(store: Store | None) -> None:
+    """One line on stderr for each damaged row the store skipped."""
+    for note in store.damaged if store is not None else ():
+        sys.stderr.write(visible(f"warning: {note}", one_line=True) + "\n")
 
 
 @sessions_app.command("rm")
