@@ -26,6 +26,13 @@ OPENAI_HOST = "api.openai.com"
 """Where the SDK sends requests when no base URL is set."""
 
 
+MASK = "********"
+"""What stands wherever the API key would be shown: its own str, and every text it is masked in."""
+SHORTEST_SECRET = 8
+"""A shorter key is a placeholder (`EMPTY`, `ollama`, `none`: local servers take any), not a secret: masking
+such a word everywhere would corrupt what the model reads and the user sees."""
+
+
 class Secret:
     """A string that never shows itself: repr, str and format all print a mask."""
 
@@ -36,6 +43,11 @@ class Secret:
 
     def reveal(self) -> str:
         return self._value
+
+    def masked(self, text: str) -> str:
+        """`text` with this secret replaced by MASK wherever it occurs (one policy for the client's replies,
+        the tools' results and error messages)."""
+        return text.replace(self._value, MASK) if len(self._value) >= SHORTEST_SECRET else text
 
     def __repr__(self) -> str:
         return "Secret('********')"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentcli.llm.sanitize import MASK, Scrubber
+from agentcli.config import MASK
+from agentcli.llm.sanitize import Scrubber
 from agentcli.llm.types import Completion, TextDelta, ToolCall
 from tests.llm.asking import asked
 from tests.llm.conftest import MakeClient

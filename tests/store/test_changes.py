@@ -174,7 +174,7 @@ def test_the_tool_panel_shows_the_diff_of_what_was_applied(kind: str) -> None:
     from agentcli.render import make_renderer
 
     out, err = io.StringIO(), io.StringIO()
-    renderer = make_renderer(kind, out, err)  # type: ignore[arg-type]
+    renderer = make_renderer(kind, out, err)
     diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\x1b[31m\n"
     renderer.handle(ToolReturned(1, "c1", "edit_file", "Changed a.txt: +1 −1 lines.", False, 1.0, diff=diff))
     renderer.close()

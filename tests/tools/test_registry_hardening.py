@@ -17,10 +17,11 @@ from hypothesis import strategies as st
 from pydantic import Field
 
 import agentcli
+from agentcli.config import MASK as REDACTED
 from agentcli.config import Secret, Settings
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import ToolDefinitionError
-from agentcli.tools.core.registry import PRINTED_LIMIT, REDACTED, RESULT_LIMIT, Tool, ToolRegistry
+from agentcli.tools.core.registry import PRINTED_LIMIT, RESULT_LIMIT, Tool, ToolRegistry
 from agentcli.tools.core.schema import DESCRIPTION_LIMIT, SCHEMA_LIMIT
 
 KEY = "sk-proj-Abc123def456ghi789"

@@ -190,7 +190,7 @@ def test_a_tools_print_and_the_key_never_reach_json_stdout_the_model_or_the_stor
     assert done.exit_code == 0, done.output
     events = [json.loads(line) for line in done.stdout.splitlines()]  # every line is JSON
     (result,) = [event for event in events if event["type"] == "tool_result"]
-    assert result["content"] == "HI with key [redacted]\n[the tool printed]\ndebug: shouting hi"
+    assert result["content"] == "HI with key ********\n[the tool printed]\ndebug: shouting hi"
     assert SECRET not in done.output
     assert SECRET not in json.dumps(scripted_server.requests[1]["messages"])
     database = Path(os.environ["AGENTCLI_HOME"]) / "sessions.db"

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from agentcli.config import MASK, SHORTEST_SECRET
+
 T = TypeVar("T")
 
 
@@ -38,11 +40,6 @@ def clean(value: T) -> T:
     else:
         cleaned = value
     return cleaned  # type: ignore[no-any-return]
-
-
-MASK = "********"
-SHORTEST_SECRET = 3
-"""A shorter key would mask innocent letters all over the text (and local servers take any key, even "x")."""
 
 
 class Scrubber:

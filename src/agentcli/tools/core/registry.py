@@ -12,7 +12,7 @@ What a tool does besides returning is kept off the user's screen and out of the 
 - any exception but KeyboardInterrupt (Ctrl-C stays an interrupt) is an error result: SystemExit and
   GeneratorExit too, since a tool's failure is an observation for the model, never a crash.
 - the API key, if a tool's result holds it (a tool that reads the environment, a file, a server's echo), is
-  replaced by REDACTED before the result reaches the model, the screen or the session store.
+  masked (Secret.masked, the client's policy too) before the result reaches the model, the screen or the store.
 """
 
 from __future__ import annotations
@@ -46,12 +46,6 @@ RESULT_LIMIT = 100_000
 
 PRINTED_LIMIT = 4_000
 """Characters of what a tool printed that its result carries: enough for a message, not for a flood of logging."""
-
-REDACTED = "[redacted]"
-"""What stands in a tool's result where the API key was."""
-KEY_MIN_LENGTH = 8
-"""Shorter keys are not scrubbed: local servers take placeholders (`EMPTY`, `ollama`, `none`) that are no secret,
-and masking such a word everywhere in a result would corrupt what the model reads."""
 
 
 @dataclass(frozen=True)
@@ -278,8 +272,7 @@ class ToolRegistry:
 
     def _scrubbed(self, content: str) -> str:
         """The result without the API key in it: a tool may read it from anywhere, a model must never see it."""
-        key = self.context.settings.api_key.reveal() if self.context is not None else ""
-        return content.replace(key, REDACTED) if len(key) >= KEY_MIN_LENGTH else content
+        return self.context.settings.api_key.masked(content) if self.context is not None else content
 
 
 def _run(func: Callable[..., object], kwargs: dict[str, Any]) -> tuple[str, bool]:
