@@ -197,7 +197,7 @@ def _load(context: ToolContext, path: str, tool: str, *, must_exist: bool) -> _C
             raise FileNotFoundError(f"{quote_path(rel)} does not exist")
         file = TextFile.decode(data, rel, tool)
     except (OSError, ValueError) as exc:
-        return f"{exc}. Nothing was changed."
+        return f"{str(exc).rstrip('.')}. Nothing was changed."
     seen = context.ledger.seen(rel)
     if seen is None:
         return (
@@ -246,7 +246,7 @@ def _planned(current: _Current, after: str, tool: str) -> tuple[bytes, str] | st
         after_bytes = current.file.encode(after, "new_text" if tool == "edit_file" else "content")
         check_size(len(after_bytes), current.rel, tool, " after this change")
     except ValueError as exc:
-        return f"{exc}. Nothing was changed."
+        return f"{str(exc).rstrip('.')}. Nothing was changed."
     if current.data is not None and after_bytes == current.data:
         return f"{name} already has exactly this content; nothing was changed."
     if not guarded(current.rel):

@@ -74,6 +74,8 @@ def find(file: TextFile, old: str, new: str, *, replace_all: bool, name: str) ->
 def _exact(text: str, old: str) -> list[tuple[int, int]]:
     """Non-overlapping exact places of `old`, a `\\n` of it matching `\\n` or `\\r\\n` alike."""
     plain = old.replace("\r\n", "\n")
+    if not plain:
+        return []  # "" is everywhere; the tools refuse it before they look
     if "\n" not in plain:
         spans, at = [], text.find(plain)
         while at >= 0:
