@@ -30,7 +30,7 @@ ALLOWED = {
     "engine": {"adapters", "tools", "llm"},
     "render": set(),
     "agent": {"engine", "adapters", "tools", "llm"},
-    "store": {"engine", "llm"},
+    "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
     "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store"},
 }
 
@@ -68,11 +68,18 @@ def test_imports_flow_one_way(path: Path) -> None:
         assert target in ALLOWED[own_layer], f"{own} imports {name}: {own_layer} may not depend on {target}"
 
 
+COMPILES_ONLY = {"tools/files/syntax.py"}
+"""The syntax guard compiles a changed .py file to see whether it still compiles; the code object is dropped."""
+
+
 def test_nothing_evaluates_strings() -> None:
     for path in MODULES:
+        forbidden = (
+            ("eval", "exec") if path.relative_to(PACKAGE).as_posix() in COMPILES_ONLY else ("eval", "exec", "compile")
+        )
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                assert node.func.id not in ("eval", "exec", "compile"), f"{path} calls {node.func.id}"
+                assert node.func.id not in forbidden, f"{path} calls {node.func.id}"
 
 
 def test_the_public_api_is_pinned() -> None:

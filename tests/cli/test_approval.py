@@ -69,14 +69,15 @@ def test_on_a_terminal_the_user_decides(answer: str, allowed: bool) -> None:
     policy, stderr, log = approval(answer)
     decision = policy(call(delete_branch))
     assert decision == (Allow() if allowed else Deny(REFUSAL))
-    assert stderr.getvalue() == 'Allow delete_branch(name="main")? [y/N] '
+    assert stderr.getvalue().splitlines()[-1] == 'Allow delete_branch(name="main")? [y/N/a] '
+    assert "a: yes to delete_branch for the rest of the session" in stderr.getvalue()  # said once, before asking
     assert log == ["closed"]  # the live display ended before the prompt was written
 
 
 def test_end_of_input_at_the_prompt_is_no() -> None:
     policy, stderr, _ = approval("")
     assert policy(call(delete_branch)) == Deny(REFUSAL)
-    assert stderr.getvalue().endswith("[y/N] \n")
+    assert stderr.getvalue().endswith("[y/N/a] \n")
 
 
 def test_calls_that_need_no_approval_and_yes_never_ask() -> None:

@@ -42,7 +42,7 @@ class Screen(io.StringIO):
 
     def flush(self) -> None:
         super().flush()
-        if self.getvalue().endswith("[y/N] ") and self._answer:
+        if self.getvalue().endswith("[y/N/a] ") and self._answer:
             os.write(self._keyboard, self._answer)
             self._answer = b""
 
@@ -78,4 +78,4 @@ def test_a_terminal_with_nothing_typed_ahead_asks_as_before(terminal: tuple[int,
     with open(tty, encoding="utf-8", closefd=False) as stdin:
         screen = Screen(keyboard, b"yes\n")
         assert Approval(yes=False, stdin=stdin, stderr=screen)(CALL) == Allow()
-    assert screen.getvalue() == 'Allow delete_branch(name="main")? [y/N] '
+    assert screen.getvalue().endswith('Allow delete_branch(name="main")? [y/N/a] ')

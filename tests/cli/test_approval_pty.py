@@ -78,10 +78,10 @@ def test_y_runs_the_call_and_ctrl_c_at_the_next_prompt_interrupts(
     ]
     args = ["ask", "append two lines to log.txt", "--no-judge", "--no-stream", "--tools", str(SAMPLE)]
     terminal = Pty(args, workspace, agent_env(scripted_server, TERM="xterm"))
-    shown = terminal.read_until("[y/N] ")
-    assert 'Allow append_line(path="log.txt", line="hello")? [y/N] ' in shown
+    shown = terminal.read_until("[y/N/a] ")
+    assert 'Allow append_line(path="log.txt", line="hello")? [y/N/a] ' in shown
     terminal.type("y\r")
-    terminal.read_until('line="bye")? [y/N] ')
+    terminal.read_until('line="bye")? [y/N/a] ')
     assert (workspace / "log.txt").read_text(encoding="utf-8") == "hello\n"  # the first call ran when allowed
     terminal.type("\x03")
     assert terminal.finish() == 130, terminal.shown
