@@ -185,7 +185,7 @@ def _load(context: ToolContext, path: str, tool: str, *, must_exist: bool) -> _C
             return f"{quote_path(path)} is the workspace root, a directory; {tool} changes files."
         try:
             mode = os.lstat(real).st_mode
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # the latter: a parent on the way is a file
             if must_exist:
                 raise explain(FileNotFoundError(), workspace, real) from None
             return _new_file(real, rel, workspace.root, tool)
