@@ -28,9 +28,19 @@ OPENAI_HOST = "api.openai.com"
 
 MASK = "********"
 """What stands wherever the API key would be shown: its own str, and every text it is masked in."""
-SHORTEST_SECRET = 8
-"""A shorter key is a placeholder (`EMPTY`, `ollama`, `none`: local servers take any), not a secret: masking
-such a word everywhere would corrupt what the model reads and the user sees."""
+SHORTEST_SECRET = 3
+"""A shorter key would mask innocent letters all over a text (and local servers take any key, even "x")."""
+PLACEHOLDER_KEYS = frozenset(
+    {"empty", "none", "null", "ollama", "no-key", "nokey", "dummy", "key", "test", "local", "lm-studio", "lmstudio"}
+    | {"sk-no-key-required", "not-needed", "na", "n/a"}
+)
+"""Keys that are no secret: what local servers are given when they need none. Masking such a word everywhere
+would corrupt what the model reads and the user sees."""
+
+
+def maskable(secret: str) -> bool:
+    """Whether `secret` is masked wherever it shows: long enough, and not a known placeholder."""
+    return len(secret) >= SHORTEST_SECRET and secret.lower() not in PLACEHOLDER_KEYS
 
 
 class Secret:
@@ -47,7 +57,7 @@ class Secret:
     def masked(self, text: str) -> str:
         """`text` with this secret replaced by MASK wherever it occurs (one policy for the client's replies,
         the tools' results and error messages)."""
-        return text.replace(self._value, MASK) if len(self._value) >= SHORTEST_SECRET else text
+        return text.replace(self._value, MASK) if maskable(self._value) else text
 
     def __repr__(self) -> str:
         return "Secret('********')"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from agentcli.config import MASK, SHORTEST_SECRET
+from agentcli.config import MASK, maskable
 
 T = TypeVar("T")
 
@@ -46,7 +46,7 @@ class Scrubber:
     """Masks one secret in text, whole (`text`) or arriving in pieces (`pieces`)."""
 
     def __init__(self, secret: str) -> None:
-        self._secret = secret if len(secret) >= SHORTEST_SECRET else ""
+        self._secret = secret if maskable(secret) else ""
 
     def text(self, text: str) -> str:
         return text.replace(self._secret, MASK) if self._secret else text
