@@ -22,7 +22,7 @@ from typing import Protocol
 
 from agentcli.config import Settings
 from agentcli.engine.conversation import Conversation, FileRecord
-from agentcli.engine.files import SessionLedger
+from agentcli.engine.files import RunPlan, SessionLedger
 from agentcli.engine.judge import Judge
 from agentcli.engine.loop import Engine
 from agentcli.engine.policy import BeforeCall, approved_only
@@ -151,7 +151,8 @@ class Agent:
         # The file tools' ledger is the session's log, whichever session the agent holds (reset, resume).
         on_change = None if recorder is None else recorder.changed
         ledger = SessionLedger(lambda: self.session, on_change)
-        context = dataclasses.replace(ToolContext.from_settings(settings), ledger=ledger)
+        plan = RunPlan(lambda: self.session)
+        context = dataclasses.replace(ToolContext.from_settings(settings), ledger=ledger, plan=plan)
         self.tools = ToolRegistry(builtin_list() if builtins else (), context=context)
         for tool in tools or ():
             self.tools.add(tool)

@@ -105,6 +105,17 @@ class CallDenied(Event):
 
 
 @dataclass(frozen=True)
+class PlanUpdated(Event):
+    """The model's plan changed (update_plan): every step with its status, and the model's explanation."""
+
+    type: ClassVar[str] = "plan"
+    step: int
+    steps: list[dict[str, str]]
+    """Each {"step": text, "status": "pending" | "in_progress" | "completed"}, in order."""
+    explanation: str = ""
+
+
+@dataclass(frozen=True)
 class JudgeVerdict(Event):
     type: ClassVar[str] = "judge_verdict"
     step: int
@@ -183,3 +194,7 @@ class RunFinished(Event):
     usage: Usage
     steps: int
     elapsed_s: float
+    verified: bool = True
+    """False for an answer the judge did not pass (it gave up) or given with plan steps open: exit 3."""
+    unverified: str = ""
+    """Why the answer is not verified."""

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, guarded
+from agentcli.cli.exits import EXIT_USAGE, fail, guarded, outcome
 from agentcli.cli.options import RunOptions, with_run_options
 from agentcli.cli.turn import undecodable
 
@@ -40,4 +40,4 @@ def ask(
     approval = Approval(yes=options.yes, renderer=renderer)
     with make_agent(settings, options, tools=tools, before_call=approval) as agent:
         final = answer_question(agent, question, renderer)
-    raise typer.Exit(EXIT_ANSWER if final.answer is not None else EXIT_NO_ANSWER)
+    raise typer.Exit(outcome(final))

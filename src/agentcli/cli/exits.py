@@ -8,15 +8,19 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import typer
 
 from agentcli.errors import AgentError, ConfigError
 
+if TYPE_CHECKING:
+    from agentcli.events import RunFinished
+
 EXIT_ANSWER = 0
 EXIT_NO_ANSWER = 1
 EXIT_USAGE = 2
+EXIT_UNVERIFIED = 3
 EXIT_INTERRUPTED = 130
 
 WRITE_FAILURES = {
@@ -29,6 +33,14 @@ WRITE_FAILURES = {
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+def outcome(final: RunFinished) -> int:
+    """A run's exit code: 0 an answer the judge passed (or none was asked), 3 an answer not verified (the judge
+    gave up rejecting it, or plan steps were left open), 1 no answer."""
+    if final.answer is None:
+        return EXIT_NO_ANSWER
+    return EXIT_ANSWER if final.verified else EXIT_UNVERIFIED
 
 
 def fail(message: str, code: int) -> typer.Exit:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, guarded
+from agentcli.cli.exits import EXIT_USAGE, fail, guarded, outcome
 from agentcli.cli.options import RunOptions, with_run_options
 
 
@@ -61,4 +61,4 @@ def resume(
     with Agent(settings, options.extra_tools(), before_call=approval, recorder=saving) as agent:
         final = finish(agent.resume(session), renderer)
     store.close()
-    raise typer.Exit(EXIT_ANSWER if final.answer is not None else EXIT_NO_ANSWER)
+    raise typer.Exit(outcome(final))

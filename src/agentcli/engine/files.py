@@ -1,5 +1,5 @@
-"""The file tools' ledger over a Session: what the model read and what the tools changed, as FileRecords in
-the session's log.
+"""What tools keep in a Session: the file tools' ledger (what the model read and what the tools changed, as
+FileRecords in the session's log) and the plan board (update_plan's plan, in the running run's state).
 
 The read-before-write rule asks `seen(path)`: the digest of what the model last read of the file, or of what
 the agent's own last change left. Runs taken back do not count (the model never saw what they read). A change
@@ -14,9 +14,23 @@ from typing import TYPE_CHECKING
 
 from agentcli.engine.conversation import FileRecord
 from agentcli.engine.session import Session
+from agentcli.engine.state import PlanStep
 
 if TYPE_CHECKING:
     from agentcli.tools.files.ledger import Change
+
+
+class RunPlan:
+    """The tools' PlanBoard over a session: update_plan's plan becomes the running run's state."""
+
+    def __init__(self, session: Callable[[], Session]) -> None:
+        self._session = session
+
+    def update(self, steps: list[tuple[str, str]], explanation: str = "") -> None:
+        runs = self._session().runs
+        if runs:
+            runs[-1].plan = tuple(PlanStep(step, status) for step, status in steps)
+            runs[-1].plan_explanation = explanation
 
 
 class SessionLedger:

@@ -55,13 +55,19 @@ def trivial_verdict(draft: str) -> Verdict | None:
     return None
 
 
-def judge_request(question: str, draft: str, earlier: Sequence[tuple[str, str]] = ()) -> ChatRequest:
-    """The judge's request: no tools, JSON object reply; `earlier` exchanges give a follow-up its context."""
+def judge_request(
+    question: str, draft: str, earlier: Sequence[tuple[str, str]] = (), plan: Sequence[tuple[str, str]] = ()
+) -> ChatRequest:
+    """The judge's request: no tools, JSON object reply; `earlier` exchanges give a follow-up its context, and
+    the model's `plan` ((step, status) pairs) what the answer was meant to cover."""
     context = "".join(
         f"User: {excerpt(asked, CONTEXT_CHARS)}\nAssistant: {excerpt(answered, CONTEXT_CHARS)}\n"
         for asked, answered in earlier[-CONTEXT_EXCHANGES:]
     )
     prefix = f"Earlier in this conversation:\n{context}\n" if context else ""
+    if plan:
+        steps = "".join(f"- [{status}] {excerpt(step, CONTEXT_CHARS)}\n" for step, status in plan)
+        prefix += f"The assistant's plan for this request:\n{steps}\n"
     return {
         "messages": [
             {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
@@ -78,12 +84,18 @@ class Judge:
         self._client = client
         self._timeout = timeout
 
-    def review(self, question: str, draft: str, earlier: Sequence[tuple[str, str]] = ()) -> Verdict:
+    def review(
+        self,
+        question: str,
+        draft: str,
+        earlier: Sequence[tuple[str, str]] = (),
+        plan: Sequence[tuple[str, str]] = (),
+    ) -> Verdict:
         trivial = trivial_verdict(draft)
         if trivial is not None:
             return trivial
         try:
-            request = judge_request(question, draft, earlier)
+            request = judge_request(question, draft, earlier, plan)
             completion = self._client.complete(request, timeout=self._timeout or JUDGE_TIMEOUT)
         except LLMError as exc:
             return Verdict(True, note=f"judge unavailable, answer accepted unchecked: {exc}")

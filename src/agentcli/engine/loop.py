@@ -27,6 +27,7 @@ from agentcli.events import (
     ModelTurnDecoded,
     ModelWaiting,
     ModeSwitched,
+    PlanUpdated,
     RunFailed,
     RunFinished,
     RunStarted,
@@ -107,7 +108,8 @@ class Engine:
         if run.state is State.FAILED:
             yield RunFailed(run.failure, run.state.value)
         status = "finished" if run.state is State.FINISHED else "failed"
-        yield RunFinished(run.answer, status, run.usage, run.step, time.perf_counter() - started)
+        elapsed = time.perf_counter() - started
+        yield RunFinished(run.answer, status, run.usage, run.step, elapsed, run.verified, run.unverified)
 
     def adapter(self, mode: ModeName) -> Adapter:
         """The adapter of a mode, made once per engine."""
@@ -214,7 +216,11 @@ class Engine:
             )
             notice = self._repeat_notice(run, pending)
             if notice is None:
+                plan = run.plan
                 returned = yield from self._call(pending)
+                if run.plan != plan:  # update_plan changed the run's plan: show it before the result
+                    steps = [{"step": item.step, "status": item.status} for item in run.plan]
+                    yield PlanUpdated(run.step, steps, run.plan_explanation)
             else:
                 blocked += 1
                 returned = ToolReturned(run.step, call.id, call.name, notice, True, 0.0, skipped=True)
@@ -254,12 +260,12 @@ class Engine:
                 return run.fail(f"The model gave no usable answer in {run.rejections + 1} tries.")
             note = f"The judge rejected {run.rejections} drafts; this answer is accepted unchecked."
             warning = " ".join(filter(None, (warning, note)))
+            open_steps = run.open_steps()
+            run.verified = False
+            run.unverified = f"{note} Plan steps left open: {_listed(open_steps)}." if open_steps else note
             yield JudgeVerdict(run.step, True, "", note=note)
         else:
-            if self.judge is not None:
-                verdict: Verdict | None = self.judge.review(run.question, draft, session.exchanges(before=run))
-            else:
-                verdict = trivial_verdict(draft)
+            verdict = self._verdict(run, session, draft)
             if verdict is not None:
                 yield from self._count(run, verdict.usage)
                 yield JudgeVerdict(run.step, verdict.passed, verdict.missing, verdict.note)
@@ -272,10 +278,33 @@ class Engine:
         yield AnswerReady(draft, warning)
         return State.FINISHED
 
+    def _verdict(self, run: RunState, session: Session, draft: str) -> Verdict | None:
+        """The judge's verdict on `draft`: an empty draft, or one given while plan steps are open, is rejected
+        without asking it; None when there is no judge and nothing to reject."""
+        trivial = trivial_verdict(draft)
+        if trivial is not None:
+            return trivial
+        open_steps = run.open_steps()
+        if open_steps:
+            return Verdict(
+                False,
+                f"The plan has steps that are not completed: {_listed(open_steps)}. Do them and mark them "
+                "completed with update_plan (or update the plan if it changed), then answer.",
+                note="plan steps open, judge not asked",
+            )
+        if self.judge is None:
+            return None
+        plan = [(item.step, item.status) for item in run.plan]
+        return self.judge.review(run.question, draft, session.exchanges(before=run), plan)
+
     def _count(self, run: RunState, usage: Usage) -> Iterator[Event]:
         if usage != Usage():
             run.usage = run.usage + usage
             yield UsageReported(run.step, usage, run.usage)
+
+
+def _listed(steps: list[str]) -> str:
+    return "; ".join(f"{number}. {step}" for number, step in enumerate(steps, 1))
 
 
 def _nothing(run: RunState) -> None:

@@ -49,6 +49,17 @@ TRANSITIONS: dict[State, frozenset[State]] = {
 TERMINAL = frozenset({State.FINISHED, State.FAILED})
 
 
+PLAN_STATUSES = ("pending", "in_progress", "completed")
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One step of the model's plan (update_plan) and where it stands: pending, in_progress or completed."""
+
+    step: str
+    status: str = "pending"
+
+
 @dataclass
 class RunState:
     """Everything one run carries from state to state, and nothing else: the engine keeps no run data of its own."""
@@ -83,7 +94,14 @@ class RunState:
     guard: RepeatGuard = field(default_factory=RepeatGuard)
     """Every call signature of this run: repeats are answered with a notice instead of a second run."""
     usage: Usage = field(default_factory=Usage)
+    plan: tuple[PlanStep, ...] = ()
+    """The model's plan as its last update_plan left it; the judge holds the answer to it."""
+    plan_explanation: str = ""
     answer: str | None = None
+    verified: bool = True
+    """False when the answer was accepted without the judge's pass (it gave up rejecting) or with plan steps open."""
+    unverified: str = ""
+    """Why the answer is not verified."""
     failure: str = ""
 
     def move(self, target: State) -> None:
@@ -91,6 +109,10 @@ class RunState:
         if target not in TRANSITIONS[self.state]:
             raise InvariantError(f"illegal transition {self.state.value} -> {target.value}")
         self.state = target
+
+    def open_steps(self) -> list[str]:
+        """The plan's steps not completed yet."""
+        return [item.step for item in self.plan if item.status != "completed"]
 
     def fail(self, reason: str) -> State:
         self.failure = reason

@@ -11,6 +11,7 @@ from typing import IO
 from agentcli import events as ev
 from agentcli.render.output import write_all
 from agentcli.render.text import (
+    PLAN_MARKS,
     arguments_shown,
     headline,
     judge_missing,
@@ -85,8 +86,14 @@ class PlainRenderer:
                 self._answer = answer
             case ev.RunFailed(reason=reason):
                 self._say(f"error: {reason}")
+            case ev.PlanUpdated(steps=steps, explanation=explanation):
+                self._say("== plan" + (f": {explanation}" if explanation else ""))
+                for number, item in enumerate(steps, 1):
+                    self._say(f"   {PLAN_MARKS.get(item['status'], '[ ]')} {number}. {item['step']}")
             case ev.RunFinished() as final:
                 self._say(f"== {summary(final)}")
+                if final.answer is not None and not final.verified:
+                    self._say(f"== not verified: {final.unverified}")
                 if self._answer is not None:
                     answer = visible(self._answer)
                     write_all(self._out, answer + ("" if answer.endswith("\n") else "\n"))

@@ -91,9 +91,14 @@ class RichRenderer:
             case ev.RunFailed(reason=reason):
                 self._end_live()
                 self._err.print(Panel(_text(reason), title="FAILED", title_align="left", border_style="red"))
+            case ev.PlanUpdated(steps=steps, explanation=explanation):
+                self._end_live()
+                self._err.print(_plan_panel(steps, explanation))
             case ev.RunFinished() as final:
                 self._end_live()  # an interrupted step leaves its panel open
                 self._err.print(_text(shown.summary(final), style="dim"))
+                if final.answer is not None and not final.verified:
+                    self._err.print(_text(f"not verified: {final.unverified}", style="yellow"))
 
     def close(self) -> None:
         self._end_live()
@@ -163,3 +168,18 @@ def _pretty_arguments(arguments: str) -> str:
         return shown.arguments_shown(json.dumps(json.loads(arguments), ensure_ascii=False))
     except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
         return arguments
+
+
+def _plan_panel(steps: list[dict[str, str]], explanation: str) -> Panel:
+    """The plan as a checklist: done, in progress, pending."""
+    body = Text()
+    for number, item in enumerate(steps, 1):
+        status = item.get("status", "pending")
+        style = {"completed": "green", "in_progress": "bold yellow"}.get(status, "default")
+        if number > 1:
+            body.append("\n")
+        body.append(f"{shown.PLAN_MARKS.get(status, '[ ]')} {number}. ", style=style)
+        body.append(shown.visible(item.get("step", ""), one_line=True), style=style)
+    if explanation:
+        body.append("\n" + shown.visible(explanation), style="dim")
+    return Panel(body, title="PLAN", title_align="left", border_style="blue")

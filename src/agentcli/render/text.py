@@ -56,6 +56,10 @@ def tool_facts(event: ToolReturned) -> str:
     return f"{outcome} · {len(event.content):,} chars · {event.elapsed_ms:.1f} ms"
 
 
+PLAN_MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
+"""How a plan step's status is shown, in rich and plain output alike."""
+
+
 def summary(event: RunFinished) -> str:
     usage = event.usage
     steps = "step" if event.steps == 1 else "steps"

@@ -28,6 +28,7 @@ MODULES = {
     "edit_file": "agentcli.tools.files.edit_file",
     "write_file": "agentcli.tools.files.write_file",
     "calculator": "agentcli.tools.calculator.tool",
+    "update_plan": "agentcli.tools.plan.tool",
 }
 """Where each built-in lives: the function of that name in that module."""
 

@@ -172,6 +172,63 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
       ],
       "type": "object"
     }
+  },
+  "update_plan": {
+    "description": "Set your plan for this task: every step with its status (pending, in_progress, completed), at most one in_progress. Call it again as steps are done; the answer is checked against it.",
+    "parameters": {
+      "$defs": {
+        "PlanItem": {
+          "description": "One step of the plan.",
+          "properties": {
+            "step": {
+              "description": "What this step does",
+              "maxLength": 500,
+              "minLength": 1,
+              "title": "Step",
+              "type": "string"
+            },
+            "status": {
+              "description": "pending, in_progress or completed",
+              "enum": [
+                "pending",
+                "in_progress",
+                "completed"
+              ],
+              "title": "Status",
+              "type": "string"
+            }
+          },
+          "required": [
+            "step",
+            "status"
+          ],
+          "title": "PlanItem",
+          "type": "object"
+        }
+      },
+      "additionalProperties": false,
+      "properties": {
+        "steps": {
+          "description": "Every step of the plan, in order, with its status",
+          "items": {
+            "$ref": "#/$defs/PlanItem"
+          },
+          "maxItems": 50,
+          "minItems": 1,
+          "type": "array"
+        },
+        "explanation": {
+          "default": "",
+          "description": "Why the plan is as it is, or changed",
+          "maxLength": 2000,
+          "type": "string"
+        }
+      },
+      "required": [
+        "steps"
+      ],
+      "type": "object"
+    }
   }
 }
 """

@@ -1,0 +1,1 @@
+"""The plan tool: the model keeps a visible plan, which the judge holds its answer to."""

@@ -1,0 +1,49 @@
+"""`update_plan`: the model states its plan, step by step, and where each step stands.
+
+The plan is run state (the engine shows it and the judge reads it); the tool only checks it and hands it to
+`context.plan`. At most one step is in progress: a plan that says otherwise is refused with what to fix.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field
+
+from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.decorator import tool
+
+MAX_STEPS = 50
+STEP_CHARS = 500
+
+
+class PlanItem(BaseModel):
+    """One step of the plan."""
+
+    step: Annotated[str, Field(min_length=1, max_length=STEP_CHARS, description="What this step does")]
+    status: Annotated[
+        Literal["pending", "in_progress", "completed"], Field(description="pending, in_progress or completed")
+    ]
+
+
+@tool
+def update_plan(
+    context: ToolContext,
+    steps: Annotated[
+        list[PlanItem],
+        Field(min_length=1, max_length=MAX_STEPS, description="Every step of the plan, in order, with its status"),
+    ],
+    explanation: Annotated[str, Field(max_length=2000, description="Why the plan is as it is, or changed")] = "",
+) -> str:
+    """Set your plan for this task: every step with its status (pending, in_progress, completed), at most
+    one in_progress. Call it again as steps are done; the answer is checked against it."""
+    doing = [item.step for item in steps if item.status == "in_progress"]
+    if len(doing) > 1:
+        listed = "; ".join(repr(step) for step in doing)
+        raise ValueError(
+            f"{len(doing)} steps are in_progress ({listed}); at most one may be. Send the plan again with one "
+            "in_progress and the others pending or completed."
+        )
+    context.plan.update([(item.step, item.status) for item in steps], explanation)
+    done = sum(item.status == "completed" for item in steps)
+    return f"Plan updated: {len(steps)} steps, {done} completed."

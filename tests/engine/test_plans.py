@@ -1,0 +1,103 @@
+"""Plans: update_plan is run state the judge holds the answer to, and an answer that is not verified says so
+(the final event, and exit 3 from the CLI)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from agentcli.cli.app import app
+from agentcli.engine.state import PlanStep, RunState, State
+from agentcli.events import JudgeVerdict, PlanUpdated, RunFinished, ToolReturned
+from agentcli.llm.scripted import ScriptedClient, judge_fail, judge_pass, text, tool_calls
+from agentcli.store.db import state_from_json, state_json
+from tests.support import scripted_server as wire
+from tests.support.agents import MakeAgent
+
+TWO_STEPS = [{"step": "read the notes", "status": "in_progress"}, {"step": "multiply", "status": "pending"}]
+DONE = [{"step": "read the notes", "status": "completed"}, {"step": "multiply", "status": "completed"}]
+
+
+def plan(steps: list[dict[str, str]], explanation: str = "") -> Any:
+    return tool_calls(("update_plan", {"steps": steps, "explanation": explanation}))
+
+
+def test_an_accepted_plan_is_run_state_shown_and_read_by_the_judge(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    agent = make_scripted_agent(judge=True)
+    llm.script = [plan(TWO_STEPS, "first the notes"), plan(DONE), text("42"), judge_pass()]
+    result = agent.run("multiply the numbers in notes.txt")
+    shown = [event for event in result.events if isinstance(event, PlanUpdated)]
+    assert [event.steps for event in shown] == [TWO_STEPS, DONE] and shown[0].explanation == "first the notes"
+    run = agent.session.runs[0]
+    assert run.plan == (PlanStep("read the notes", "completed"), PlanStep("multiply", "completed"))
+    judge_text = llm.requests[-1]["messages"][-1]["content"]
+    assert "- [completed] read the notes" in judge_text and "- [completed] multiply" in judge_text
+    final = result.events[-1]
+    assert isinstance(final, RunFinished) and final.verified and final.answer == "42"
+    assert state_from_json(state_json(run)) == run  # saved with the run, restored by resume
+
+
+def test_two_steps_in_progress_are_refused_and_the_plan_stays(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    agent = make_scripted_agent()
+    both = [{"step": "a", "status": "in_progress"}, {"step": "b", "status": "in_progress"}]
+    llm.script = [plan(both), text("done")]
+    result = agent.run("q")
+    returned = next(event for event in result.events if isinstance(event, ToolReturned))
+    assert returned.is_error and "at most one may be" in returned.content
+    assert agent.session.runs[0].plan == () and not [e for e in result.events if isinstance(e, PlanUpdated)]
+
+
+def test_an_answer_with_open_steps_is_rejected_naming_them_and_then_not_verified(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    agent = make_scripted_agent()  # no judge: the plan is held all the same
+    llm.script = [plan(TWO_STEPS), text("42"), text("42"), text("42"), text("42")]
+    result = agent.run("multiply")
+    verdicts = [event for event in result.events if isinstance(event, JudgeVerdict)]
+    assert "1. read the notes; 2. multiply" in verdicts[0].missing and not verdicts[0].passed
+    assert "[Judge feedback] The plan has steps that are not completed" in llm.requests[2]["messages"][-1]["content"]
+    final = result.events[-1]
+    assert isinstance(final, RunFinished) and final.answer == "42" and not final.verified
+    assert "Plan steps left open: 1. read the notes; 2. multiply" in final.unverified
+    assert final.to_dict()["verified"] is False
+
+
+def test_a_judge_that_rejects_to_the_end_leaves_the_answer_unverified(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    agent = make_scripted_agent(judge=True)
+    llm.script = [item for _ in range(3) for item in (text("7"), judge_fail("wrong"))] + [text("7")]
+    final = agent.run("q").events[-1]
+    assert isinstance(final, RunFinished) and final.answer == "7" and not final.verified
+    assert "rejected 3 drafts" in final.unverified
+
+
+def test_a_plan_round_trips_through_plain_data() -> None:
+    run = RunState("q", state=State.THINKING, plan=(PlanStep("a", "in_progress"),), plan_explanation="why")
+    assert RunState.from_dict(run.to_dict()) == run and run.open_steps() == ["a"]
+
+
+@pytest.mark.parametrize("output", ["plain", "json", "rich"])
+def test_the_cli_exits_3_for_an_unverified_answer_and_says_why(
+    output: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scripted_server: wire.ScriptedServer
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    scripted_server.script = [wire.tool_calls(("update_plan", {"steps": TWO_STEPS})), *[wire.text("42")] * 4]
+    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": scripted_server.base_url}
+    result = CliRunner().invoke(app, ["ask", "q", "--no-save", "--no-judge", "--output", output], env=env)
+    assert result.exit_code == 3, result.output
+    if output == "json":
+        final = json.loads(result.stdout.splitlines()[-1])
+        assert final["type"] == "final" and final["verified"] is False and "left open" in final["unverified"]
+        assert json.loads(result.stdout.splitlines()[1])["type"] in ("step_started", "plan", "model_turn")
+    else:
+        assert "42" in result.stdout and "not verified: " in result.stderr
+        assert "PLAN" in result.stderr if output == "rich" else "[>] 1. read the notes" in result.stderr
