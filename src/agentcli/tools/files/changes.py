@@ -251,10 +251,10 @@ def _planned(current: _Current, after: str, tool: str) -> tuple[bytes, str] | st
         return f"{name} already has exactly this content; nothing was changed."
     if not guarded(current.rel):
         return after_bytes, ""
-    was = syntax_error(current.rel, current.file.text) if current.data is not None else "new"
     now = syntax_error(current.rel, after)
     if now is None:
-        return after_bytes, ""
+        return after_bytes, ""  # the common case costs one parse: the text before matters only if this fails
+    was = syntax_error(current.rel, current.file.text) if current.data is not None else "new"
     if was is None:
         return (
             f"The change would break the syntax of {name}, which parses now ({now}); nothing was changed. "
