@@ -128,7 +128,7 @@ def test_model_mistakes_become_observations(llm: ScriptedClient, make_scripted_a
     assert result.status == "finished"
     first, second, third, fourth = tool_results(result.events)
     assert first.is_error and "unknown parameter 'file'" in first.content and "path (string, required)" in first.content
-    assert second.is_error and "Available tools: read_file, list_files, search_text, calculator" in second.content
+    assert second.is_error and "Available tools: read_file, list_files, search_text, edit_file, write_file, calculator" in second.content
     assert third.is_error and "not valid JSON" in third.content
     assert not fourth.is_error
 

@@ -33,7 +33,7 @@ def _value(hint: Any, text: str) -> Any:
         float: 0.5,
         bool: True,
         Usage: Usage(3, 2, 1),
-        list[dict[str, str]]: [{"id": "c1", "name": text, "arguments": text}],
+        list[dict[str, str]]: [{"id": "c1", "name": text, "arguments": text, "step": text, "status": "in_progress"}],
     }
     if hint not in samples:
         raise AssertionError(f"teach tests/render/samples.py a value of {hint!r}")

@@ -100,6 +100,8 @@ def test_json_lines_one_object_per_event_final_last() -> None:
         "usage": {"prompt_tokens": 120, "completion_tokens": 30, "cached_tokens": 64},
         "steps": 3,
         "elapsed_s": 1.25,
+        "verified": True,
+        "unverified": "",
     }
     assert lines[2] == {"type": "model_text_delta", "step": 1, "text": "Reading the "}
 

@@ -62,6 +62,7 @@ def test_the_registry_sends_the_pinned_schemas_and_runs_the_real_functions(tmp_p
         "edit_file",
         "write_file",
         "calculator",
+        "update_plan",
     ]
     assert tools.call("list_files", {}).content == "notes.txt"
     assert tools.call("search_text", {"pattern": "7"}).content == "notes.txt:2: 7"

@@ -98,6 +98,7 @@ def test_a_user_tool_file_works_in_every_mode(
             "edit_file",
             "write_file",
             "calculator",
+            "update_plan",
             "word_count",
             "describe",
             "midpoint",
@@ -166,6 +167,7 @@ def test_tools_add_to_the_builtins_unless_they_are_dropped(make_agent: MakeAgent
         "edit_file",
         "write_file",
         "calculator",
+        "update_plan",
         "ping",
     ]
     assert [t.name for t in make_agent(tools=[ping], builtins=False).tools] == ["ping"]

@@ -73,7 +73,8 @@ def tool_list(tools: ToolRegistry) -> str:
 def _tool_line(tool: Tool) -> str:
     schema = tool.parameters
     required = set(schema.get("required", []))
-    params = {name: _param_summary(prop, name in required) for name, prop in schema.get("properties", {}).items()}
+    defs = schema.get("$defs", {})
+    params = {name: _param_summary(prop, name in required, defs) for name, prop in schema.get("properties", {}).items()}
     description = tool.description.strip()
     if description and description[-1] not in ".!?。":
         description += "."
@@ -81,8 +82,8 @@ def _tool_line(tool: Tool) -> str:
     return f"{head} Parameters: {json.dumps(params, ensure_ascii=False)}"
 
 
-def _param_summary(prop: dict[str, Any], required: bool) -> str:
-    summary = parameter_facts(prop, required)
+def _param_summary(prop: dict[str, Any], required: bool, defs: dict[str, Any]) -> str:
+    summary = parameter_facts(prop, required, defs)
     description = str(prop.get("description", "")).strip()
     return f"{summary}; {description}" if description else summary
 

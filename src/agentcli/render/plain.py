@@ -89,7 +89,7 @@ class PlainRenderer:
             case ev.PlanUpdated(steps=steps, explanation=explanation):
                 self._say("== plan" + (f": {explanation}" if explanation else ""))
                 for number, item in enumerate(steps, 1):
-                    self._say(f"   {PLAN_MARKS.get(item['status'], '[ ]')} {number}. {item['step']}")
+                    self._say(f"   {PLAN_MARKS.get(item.get('status', ''), '[ ]')} {number}. {item.get('step', '')}")
             case ev.RunFinished() as final:
                 self._say(f"== {summary(final)}")
                 if final.answer is not None and not final.verified:

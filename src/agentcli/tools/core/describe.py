@@ -7,9 +7,10 @@ import json
 from typing import Any
 
 
-def parameter_facts(prop: dict[str, Any], required: bool) -> str:
-    """A parameter in a few words: `integer, default 200, 1..500`. Error messages, prompts and tables share it."""
-    facts = [_type_name(prop)]
+def parameter_facts(prop: dict[str, Any], required: bool, defs: dict[str, Any] | None = None) -> str:
+    """A parameter in a few words: `integer, default 200, 1..500`. Error messages, prompts and tables share it.
+    `defs` (the schema's `$defs`) spells out an object parameter's fields, so a small model can write one."""
+    facts = [_type_name(prop, defs or {})]
     facts.append("required" if required else f"default {json.dumps(prop.get('default'), ensure_ascii=False)}")
     low, high = prop.get("minimum"), prop.get("maximum")
     if low is not None and high is not None:
@@ -24,20 +25,37 @@ def parameter_facts(prop: dict[str, Any], required: bool) -> str:
 def describe_parameters(schema: dict[str, Any]) -> str:
     """Every parameter on one line, as error messages show them."""
     required = set(schema.get("required", []))
+    defs = schema.get("$defs", {})
     described = [
-        f"{name} ({parameter_facts(prop, name in required)})" for name, prop in schema.get("properties", {}).items()
+        f"{name} ({parameter_facts(prop, name in required, defs)})"
+        for name, prop in schema.get("properties", {}).items()
     ]
     return ", ".join(described) if described else "no parameters"
 
 
-def _type_name(prop: dict[str, Any]) -> str:
+def _type_name(prop: dict[str, Any], defs: dict[str, Any], depth: int = 0) -> str:
     if "enum" in prop:
         return "one of " + "|".join(json.dumps(v, ensure_ascii=False) for v in prop["enum"])
-    if "$ref" in prop:  # a Pydantic model: "Point object"
-        return f"{str(prop['$ref']).rsplit('/', 1)[-1]} object"
+    if "$ref" in prop:  # a Pydantic model: its fields when the schema defines it, else "Point object"
+        name = str(prop["$ref"]).rsplit("/", 1)[-1]
+        model = defs.get(name)
+        if not isinstance(model, dict) or depth > 2:
+            return f"{name} object"
+        return _object_fields(model, defs, depth + 1)
     if "anyOf" in prop:
-        return " or ".join(_type_name(option) for option in prop["anyOf"])
+        return " or ".join(_type_name(option, defs, depth) for option in prop["anyOf"])
     kind = str(prop.get("type", "any"))
     if kind == "array" and isinstance(prop.get("items"), dict):
-        return f"array of {_type_name(prop['items'])}"
+        return f"array of {_type_name(prop['items'], defs, depth)}"
     return kind
+
+
+def _object_fields(model: dict[str, Any], defs: dict[str, Any], depth: int) -> str:
+    """`object {"step": string (required), "status": one of "a"|"b" (required)}`."""
+    required = set(model.get("required", []))
+    fields = [
+        f'"{name}": {_type_name(field, defs, depth)}' + (" (required)" if name in required else "")
+        for name, field in model.get("properties", {}).items()
+        if isinstance(field, dict)
+    ]
+    return "object {" + ", ".join(fields) + "}"
