@@ -16,7 +16,15 @@ def test_tools_list_json_is_the_exact_tools_array(invoke: Invoke) -> None:
     assert done.exit_code == 0, done.stderr
     tools = json.loads(done.stdout)
     by_name = {tool["function"]["name"]: tool["function"] for tool in tools}
-    assert list(by_name) == ["read_file", "list_files", "search_text", "edit_file", "write_file", "calculator", "update_plan"]
+    assert list(by_name) == [
+        "read_file",
+        "list_files",
+        "search_text",
+        "edit_file",
+        "write_file",
+        "calculator",
+        "update_plan",
+    ]
     read_file = by_name["read_file"]["parameters"]
     assert read_file["required"] == ["path"]
     assert read_file["properties"]["offset"]["minimum"] == 0

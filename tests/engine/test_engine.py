@@ -116,6 +116,9 @@ def test_every_call_of_a_turn_runs_and_is_answered_by_id(llm: ScriptedClient, ma
     assert "x" in answers[2]["content"]
 
 
+EXPECTED_TOOLS = "Available tools: read_file, list_files, search_text, edit_file, write_file, calculator"
+
+
 def test_model_mistakes_become_observations(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
     llm.script = [
         tool_calls(("read_file", {"file": "notes.txt"})),  # wrong parameter name
@@ -128,7 +131,7 @@ def test_model_mistakes_become_observations(llm: ScriptedClient, make_scripted_a
     assert result.status == "finished"
     first, second, third, fourth = tool_results(result.events)
     assert first.is_error and "unknown parameter 'file'" in first.content and "path (string, required)" in first.content
-    assert second.is_error and "Available tools: read_file, list_files, search_text, edit_file, write_file, calculator" in second.content
+    assert second.is_error and EXPECTED_TOOLS in second.content
     assert third.is_error and "not valid JSON" in third.content
     assert not fourth.is_error
 

@@ -157,7 +157,13 @@ def test_the_approval_prompt_shows_the_diff_and_takes_a_reason_or_always(tmp_pat
 
 def test_read_only_offers_no_tool_that_changes_anything(tmp_path: Path) -> None:
     agent = Agent(agent_settings(tmp_path, read_only=True), client=ScriptedClient())
-    assert {tool.name for tool in agent.tools} == {"read_file", "list_files", "search_text", "calculator", "update_plan"}
+    assert {tool.name for tool in agent.tools} == {
+        "read_file",
+        "list_files",
+        "search_text",
+        "calculator",
+        "update_plan",
+    }
     listed = RUNNER.invoke(app, ["tools", "list", "--json", "--read-only"])
     assert listed.exit_code == 0
     assert "edit_file" not in {item["function"]["name"] for item in json.loads(listed.stdout)}
