@@ -11,7 +11,7 @@ from agentcli.store.db import Store
 from tests.store.conftest import HANG_S, Task
 from tests.support.scripted_server import Reply, text, tool_calls
 
-AGENTS = 4
+AGENTS = 3
 """More processes than the 2 cores of the machine the suite is measured on; each costs ~1 s of CPU to start."""
 STEPS = 4
 

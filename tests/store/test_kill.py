@@ -11,6 +11,8 @@ complete steps of its own (never mid-tool), and every tool result it got is expe
   would have left; once the process has ended, its lease in each copy names a dead process, as after a kill.
   Each copy is then resumed in-process. Copies of a resumed process give resumed runs killed at every point.
 
+Two `agent` processes in all: each costs about a second of CPU to start, a resume in-process a tenth of it.
+
 Tool calls are counted by the task's own tool (`read_number`, from a `--tools` file), which appends a line to
 the tally each time it runs: every file must be read exactly once over all the runs that made the answer.
 """
@@ -69,21 +71,16 @@ def resume_every_copy(task: Task, copies: Path, flags: list[str]) -> int:
 
 
 def test_a_run_killed_at_any_request_resumes_to_its_answer_running_no_tool_twice(task: Task, tmp_path: Path) -> None:
-    code, output = task.run(*ASK, copies=tmp_path / "copies")
-    assert code == 0 and output.rstrip().endswith(ANSWER), output
-    check_the_answer(task)  # the run itself, never killed
-    assert resume_every_copy(task, tmp_path / "copies", []) == REQUESTS
-
-
-def test_a_process_killed_then_its_resume_killed_at_any_request_reaches_the_answer(task: Task, tmp_path: Path) -> None:
-    """Without streaming (the test above streams): the same checkpoints, saved from whole replies."""
-    # SIGKILL for real, on the 3rd request: after the two parallel reads and the calculator.
-    code, output = task.run(*ASK, "--no-stream", kill_at=3)
+    """One chain visits every point between two steps of the task: `ask` (streaming) is copied at each of its
+    requests and SIGKILLed for real on its 3rd (after the two parallel reads and the calculator); `agent
+    resume` (without streaming: the same checkpoints, saved from whole replies) is copied at each of its
+    requests and finishes. Every copy is then resumed in-process, the first ones before any progress."""
+    code, output = task.run(*ASK, kill_at=3, copies=tmp_path / "asked")
     assert task.switch.killed and code == -9, output
     check_after_kill(task)
     assert task.tallied() == {"a.txt": 1, "b.txt": 1}
-    # The resumed process finishes; a copy at each of its requests is a resumed run killed there.
-    code, output = task.run(*RESUME, "--no-stream", copies=tmp_path / "copies")
+    code, output = task.run(*RESUME, "--no-stream", copies=tmp_path / "resumed")
     assert code == 0 and output.rstrip().endswith(ANSWER), output
     check_the_answer(task)
-    assert resume_every_copy(task, tmp_path / "copies", ["--no-stream"]) == REQUESTS - 2
+    assert resume_every_copy(task, tmp_path / "asked", []) == 3
+    assert resume_every_copy(task, tmp_path / "resumed", ["--no-stream"]) == REQUESTS - 2  # requests 3 to 12
