@@ -60,24 +60,29 @@ def test_the_diff_of_a_whole_rewrite_applies(before: str, after: str) -> None:
 
 
 @settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(LINE, min_size=1, max_size=40), at=st.integers(0), new=TEXT, replace_all=st.booleans())
+@given(
+    lines=st.lists(LINE, min_size=1, max_size=60),
+    marks=st.sets(st.integers(0, 59), min_size=1, max_size=6),
+    new=TEXT,
+)
 def test_the_diff_of_an_edit_applies_and_numbers_its_lines(
-    tmp_path: Path, lines: list[str], at: int, new: str, replace_all: bool
+    tmp_path: Path, lines: list[str], marks: set[int], new: str
 ) -> None:
-    at %= len(lines)
-    lines[at] = "TOKEN " + lines[at]
-    if replace_all:
-        lines[(at * 7) % len(lines)] = "TOKEN " + lines[(at * 7) % len(lines)].removeprefix("TOKEN ")
+    """Spans near each other share a hunk, spans far apart get their own: either way the diff applies."""
+    for mark in {m % len(lines) for m in marks}:
+        lines[mark] = "TOKEN " + lines[mark]
     before = "".join(lines)
     (tmp_path / "f.txt").write_text(before, newline="")
     context = ToolContext.from_settings(Settings(workspace=tmp_path))
     context.ledger.saw("f.txt", digest(before.encode()))
-    plan = plan_edit(context, "f.txt", "TOKEN ", new, replace_all=replace_all)
+    plan = plan_edit(context, "f.txt", "TOKEN ", new, replace_all=True)
     if isinstance(plan, str):
         assert "already has exactly this content" in plan or "nothing would change" in plan
         return
     after = plan.change.after.decode()
     assert patched(before, plan.change.diff) == after
+    counted = re.search(r"\+(\d+) −(\d+) lines", plan.summary)
+    assert counted and int(counted[1]) - int(counted[2]) == len(diffs.split_lines(after)) - len(lines)
 
 
 def test_a_new_file_s_diff_and_a_long_region_is_cut_with_where_to_read_on(tmp_path: Path) -> None:

@@ -75,17 +75,11 @@ def plan_edit(context: ToolContext, path: str, old_text: str, new_text: str, rep
     if isinstance(planned, str):
         return planned
     after_bytes, note = planned
-    start, end = _window(before, found.spans[0][0], found.spans[-1][1])
-    grown = len(after) - len(before)
-    a, b = diffs.split_lines(before[start:end]), diffs.split_lines(after[start : end + grown])
-    spans = [(s - start, e - start) for s, e in found.spans]
-    opcodes = diffs.edit_blocks(before[start:end], spans, found.replacements, a, b)
-    offset = before.count("\n", 0, start)
-    added, removed = diffs.counts(opcodes)
+    shown = diffs.of_edit(current.rel, before, after, found.spans, found.replacements)
     how = f"; {len(found.spans)} places replaced" if len(found.spans) > 1 else ""
-    head = f"Edited {name}: +{added} −{removed} lines{how}{_tolerance(found)}{note}."
-    summary = f"{head} Lines around the change now read:\n{diffs.region(b, opcodes, offset)}"
-    diff = diffs.unified(current.rel, a, b, opcodes, offset=offset)
+    head = f"Edited {name}: +{shown.added} −{shown.removed} lines{how}{_tolerance(found)}{note}."
+    summary = f"{head} Lines around the change now read:\n{shown.region}"
+    diff = shown.diff
     return Plan(Change(current.rel, current.data, after_bytes, diff), current.real, summary)
 
 
@@ -270,23 +264,6 @@ def _replaced(text: str, found: Found) -> str:
         at = end
     pieces.append(text[at:])
     return "".join(pieces)
-
-
-def _window(text: str, start: int, end: int) -> tuple[int, int]:
-    """Character range of the lines from `start` to `end`, widened by diffs.CONTEXT lines each way: all a diff of
-    an edit there needs to see."""
-    lo = text.rfind("\n", 0, start) + 1
-    for _ in range(diffs.CONTEXT):
-        if lo == 0:
-            break
-        lo = text.rfind("\n", 0, lo - 1) + 1
-    hi = end
-    for _ in range(diffs.CONTEXT + 1):
-        newline = text.find("\n", hi)
-        if newline < 0:
-            return lo, len(text)
-        hi = newline + 1
-    return lo, hi
 
 
 def _tolerance(found: Found) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 Opcode = tuple[str, int, int, int, int]
 """difflib's (tag, a_lo, a_hi, b_lo, b_hi), 0-based half-open line ranges; never "equal" here."""
@@ -56,6 +57,70 @@ def edit_blocks(
     return [op for lo, hi, blo, bhi in rough for op in _refined(a, b, lo, hi, blo, bhi)]
 
 
+@dataclass(frozen=True)
+class EditDiff:
+    """What an edit changed: the unified diff, the region of the new text to show, and the lines added/removed."""
+
+    diff: str
+    region: str
+    added: int
+    removed: int
+
+
+def of_edit(path: str, before: str, after: str, spans: Sequence[tuple[int, int]], texts: Sequence[str]) -> EditDiff:
+    """The diff of an edit that put `texts` at `spans` of `before`, giving `after`: only the lines around each
+    group of nearby spans are split and diffed, so an edit of a 10 MB file costs what its changes cost."""
+    groups: list[list[int]] = []  # [first char, end char, first span, last span]
+    for index, (start, end) in enumerate(spans):
+        lo, hi = _window(before, start, end)
+        if groups and lo <= groups[-1][1]:  # overlapping or touching windows: one hunk may cover both
+            groups[-1][1], groups[-1][3] = max(groups[-1][1], hi), index
+        else:
+            groups.append([lo, hi, index, index])
+    hunks: list[str] = []
+    regions: list[str] = []
+    added = removed = 0
+    shift = line = line_shift = at = 0  # chars and lines the new text has more, before this group
+    for lo, hi, first, last in groups:
+        line += before.count("\n", at, lo)
+        at = lo
+        group = list(zip(spans[first : last + 1], texts[first : last + 1], strict=True))
+        grown = sum(len(text) - (end - start) for (start, end), text in group)
+        a_text, b_text = before[lo:hi], after[lo + shift : hi + shift + grown]
+        a, b = split_lines(a_text), split_lines(b_text)
+        local = [(start - lo, end - lo) for (start, end), _ in group]
+        opcodes = edit_blocks(a_text, local, [text for _, text in group], a, b)
+        body = unified(path, a, b, opcodes, offset=line, b_offset=line + line_shift)
+        hunks.append(body.split("\n", 2)[2] if body else "")  # the header once, below
+        if sum(shown.count("\n") + 1 for shown in regions) < REGION_LINES:
+            regions.append(region(b, opcodes, line + line_shift))
+        elif len(regions) and not regions[-1].startswith("… and"):
+            regions.append(f"… and more changes further on, from line {line + line_shift + 1}")
+        plus, minus = counts(opcodes)
+        added, removed = added + plus, removed + minus
+        shift += grown
+        line_shift += b_text.count("\n") - a_text.count("\n")
+    diff = f"--- a/{path}\n+++ b/{path}\n" + "".join(hunks) if any(hunks) else ""
+    return EditDiff(diff, "\n…\n".join(part for part in regions if part), added, removed)
+
+
+def _window(text: str, start: int, end: int) -> tuple[int, int]:
+    """Character range of the lines from `start` to `end`, widened by CONTEXT lines each way: all a diff of an
+    edit there needs to see."""
+    lo = text.rfind("\n", 0, start) + 1
+    for _ in range(CONTEXT):
+        if lo == 0:
+            break
+        lo = text.rfind("\n", 0, lo - 1) + 1
+    hi = end
+    for _ in range(CONTEXT + 1):
+        newline = text.find("\n", hi)
+        if newline < 0:
+            return lo, len(text)
+        hi = newline + 1
+    return lo, hi
+
+
 def whole_blocks(a: list[str], b: list[str]) -> list[Opcode]:
     """The changed blocks between two whole texts' lines: common head and tail trimmed, the middle diffed."""
     head = 0
@@ -84,10 +149,19 @@ def counts(opcodes: Sequence[Opcode]) -> tuple[int, int]:
 
 
 def unified(
-    path: str, a: list[str], b: list[str], opcodes: Sequence[Opcode], *, created: bool = False, offset: int = 0
+    path: str,
+    a: list[str],
+    b: list[str],
+    opcodes: Sequence[Opcode],
+    *,
+    created: bool = False,
+    offset: int = 0,
+    b_offset: int | None = None,
 ) -> str:
     """The unified diff (`--- a/PATH`, `+++ b/PATH`, hunks with CONTEXT lines), as `diff -u` and git print it.
-    `offset`: lines of both texts before `a` and `b` begin (an edit diffs only the part around its spans)."""
+    `offset` / `b_offset`: lines of the old / new text before `a` / `b` begin (an edit diffs only around its
+    spans); `b_offset` defaults to `offset`."""
+    b_offset = offset if b_offset is None else b_offset
     if not opcodes:
         return ""
     out = ["--- /dev/null\n" if created else f"--- a/{path}\n", f"+++ b/{path}\n"]
@@ -95,7 +169,7 @@ def unified(
         first, last = hunk[0], hunk[-1]
         a_lo, a_hi = max(0, first[1] - CONTEXT), min(len(a), last[2] + CONTEXT)
         b_lo, b_hi = first[3] - (first[1] - a_lo), last[4] + (a_hi - last[2])
-        out.append(f"@@ -{_range(offset + a_lo, offset + a_hi)} +{_range(offset + b_lo, offset + b_hi)} @@\n")
+        out.append(f"@@ -{_range(offset + a_lo, offset + a_hi)} +{_range(b_offset + b_lo, b_offset + b_hi)} @@\n")
         at = a_lo
         for _, i1, i2, j1, j2 in hunk:
             out.extend(_diff_line(" ", line) for line in a[at:i1])
