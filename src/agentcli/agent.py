@@ -27,7 +27,7 @@ from agentcli.engine.judge import Judge
 from agentcli.engine.loop import Engine
 from agentcli.engine.policy import BeforeCall, approved_only
 from agentcli.engine.session import Session
-from agentcli.engine.state import RunState, State
+from agentcli.engine.state import PlanStep, RunState, State
 from agentcli.events import Event, RunFinished, ToolCalled
 from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.tools.builtin import builtin_list
@@ -179,9 +179,12 @@ class Agent:
         """The session's log: every message so far, each with its id."""
         return self.session.conversation
 
-    def start(self, question: str) -> Run:
-        """Begin a question; iterate the Run for its events."""
-        return Run(self.engine, self.session, self.session.begin(question), self.recorder)
+    def start(self, question: str, *, planning: bool = False, plan: tuple[PlanStep, ...] = ()) -> Run:
+        """Begin a question; iterate the Run for its events. A `planning` run is offered only the tools that
+        change nothing and ends with the model's plan; `plan` starts a run with a plan already accepted."""
+        run = self.session.begin(question)
+        run.planning, run.plan = planning, plan
+        return Run(self.engine, self.session, run, self.recorder)
 
     def resume(self, session: Session) -> Run:
         """Make `session` this agent's and go on with its last run, saved part-way (running, interrupted or

@@ -101,3 +101,41 @@ def test_the_cli_exits_3_for_an_unverified_answer_and_says_why(
     else:
         assert "42" in result.stdout and "not verified: " in result.stderr
         assert "PLAN" in result.stderr if output == "rich" else "[>] 1. read the notes" in result.stderr
+
+
+def test_plan_without_a_terminal_changes_nothing_and_stops_after_the_plan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scripted_server: wire.ScriptedServer
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    scripted_server.script = [
+        wire.tool_calls(("write_file", {"path": "x.txt", "content": "no"})),  # not offered, and refused
+        wire.tool_calls(("update_plan", {"steps": [{"step": "write x.txt", "status": "pending"}]})),
+        wire.text("Plan: write x.txt."),
+    ]
+    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": scripted_server.base_url}
+    result = CliRunner().invoke(app, ["ask", "make x.txt", "--plan", "--no-save", "--no-judge"], env=env)
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "x.txt").exists() and "[ ] 1. write x.txt" in result.stderr
+    offered = {tool["function"]["name"] for tool in scripted_server.requests[0]["tools"]}
+    assert "update_plan" in offered and not offered & {"write_file", "edit_file"}
+    assert "planning run" in scripted_server.requests[1]["messages"][-1]["content"]  # the refusal it read
+
+
+def test_plan_with_yes_carries_the_plan_out_and_holds_the_answer_to_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scripted_server: wire.ScriptedServer
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    pending = [{"step": "write x.txt", "status": "pending"}]
+    scripted_server.script = [
+        wire.tool_calls(("update_plan", {"steps": pending})),
+        wire.text("Plan: write x.txt."),
+        wire.tool_calls(("write_file", {"path": "x.txt", "content": "yes\n"})),
+        wire.text("written"),  # the step is still open: rejected, naming it
+        wire.tool_calls(("update_plan", {"steps": [{"step": "write x.txt", "status": "completed"}]})),
+        wire.text("written"),
+    ]
+    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": scripted_server.base_url}
+    result = CliRunner().invoke(app, ["ask", "make x.txt", "--plan", "--yes", "--no-save", "--no-judge"], env=env)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "x.txt").read_text() == "yes\n" and result.stdout.endswith("written\n")
+    assert "1. write x.txt" in scripted_server.requests[4]["messages"][-1]["content"]  # the open step, named

@@ -19,11 +19,20 @@ def ask(
         str, typer.Argument(help="What to do, in plain words.", show_default=False, metavar="QUESTION")
     ],
     options: RunOptions,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="Plan first, with tools that change nothing; show the plan, then on a terminal ask whether to "
+            "carry it out (without one, stop after the plan unless --yes).",
+        ),
+    ] = False,
 ) -> None:
     """Run one task and print its answer.
 
-    Exit codes: 0 answer printed, 1 no answer (max steps, model failure), 2 usage or configuration error,
-    130 interrupted.
+    Exit codes: 0 answer printed (and verified, when a judge or a plan was asked), 1 no answer (max steps,
+    model failure), 2 usage or configuration error, 3 an answer that is not verified (the judge gave up
+    rejecting it, or plan steps were left open), 130 interrupted.
     """
     if not question.strip():
         raise fail('error: the question is empty; say what to do, e.g. agent ask "summarise README.md"', EXIT_USAGE)
@@ -39,5 +48,10 @@ def ask(
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
     approval = Approval(yes=options.yes, renderer=renderer)
     with make_agent(settings, options, tools=tools, before_call=approval) as agent:
-        final = answer_question(agent, question, renderer)
+        if plan:
+            from agentcli.cli.planning import plan_then_work
+
+            final = plan_then_work(agent, question, renderer, yes=options.yes)
+        else:
+            final = answer_question(agent, question, renderer)
     raise typer.Exit(outcome(final))

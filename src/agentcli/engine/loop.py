@@ -42,6 +42,7 @@ from agentcli.llm.types import ChatClient, ChatRequest, Completion, StreamingOff
 from agentcli.modes import FALLBACKS, ModeName
 from agentcli.tools.core.registry import ToolRegistry
 
+PLANNING_REFUSAL = Deny("This is the planning run: nothing may be changed yet. Plan with update_plan, then answer.")
 MAX_FORMAT_ERRORS = 3
 MAX_STUCK_TURNS = 3
 MAX_REJECTIONS = 3
@@ -127,8 +128,9 @@ class Engine:
         view = session.view()
         check_pairing(view.messages)
         adapter = self.adapter(run.mode)
-        system_prompt = adapter.system_prompt(self.base_prompt, self.tools)
-        request = adapter.build_request(system_prompt, view, self.tools)
+        offered = self.tools.reading() if run.planning else self.tools
+        system_prompt = adapter.system_prompt(self.base_prompt, offered)
+        request = adapter.build_request(system_prompt, view, offered)
         try:
             completion = yield from self._reply(run, request)
         except ContextLengthError as exc:
@@ -217,7 +219,7 @@ class Engine:
             notice = self._repeat_notice(run, pending)
             if notice is None:
                 plan = run.plan
-                returned = yield from self._call(pending)
+                returned = yield from self._call(pending, run.planning)
                 if run.plan != plan:  # update_plan changed the run's plan: show it before the result
                     steps = [{"step": item.step, "status": item.status} for item in run.plan]
                     yield PlanUpdated(run.step, steps, run.plan_explanation)
@@ -233,9 +235,9 @@ class Engine:
             return run.fail(f"The model repeated calls it had already made {run.stuck_turns} turns in a row.")
         return State.THINKING
 
-    def _call(self, call: PendingCall) -> Generator[Event, None, ToolReturned]:
+    def _call(self, call: PendingCall, planning: bool = False) -> Generator[Event, None, ToolReturned]:
         """Run one call unless the before_call policy denies it; a denial is the call's result."""
-        decision = self.before_call(call)
+        decision = PLANNING_REFUSAL if planning and call.requires_approval else self.before_call(call)
         if isinstance(decision, Deny):
             yield CallDenied(call.step, call.id, call.name, decision.reason)
             return ToolReturned(call.step, call.id, call.name, decision.reason, True, 0.0)
@@ -284,7 +286,9 @@ class Engine:
         trivial = trivial_verdict(draft)
         if trivial is not None:
             return trivial
-        open_steps = run.open_steps()
+        open_steps = [] if run.planning else run.open_steps()
+        if run.planning and not run.plan:
+            return Verdict(False, "This is the planning run: make the plan with update_plan, then answer.")
         if open_steps:
             return Verdict(
                 False,

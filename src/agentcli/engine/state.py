@@ -96,6 +96,9 @@ class RunState:
     usage: Usage = field(default_factory=Usage)
     plan: tuple[PlanStep, ...] = ()
     """The model's plan as its last update_plan left it; the judge holds the answer to it."""
+    planning: bool = False
+    """A planning run (--plan): offered only tools that change nothing, and its answer is the plan, whose
+    steps are open by nature."""
     plan_explanation: str = ""
     answer: str | None = None
     verified: bool = True

@@ -159,6 +159,12 @@ class ToolRegistry:
         self._tools[made.name] = made
         return made
 
+    def reading(self) -> ToolRegistry:
+        """The tools that change nothing (none that asks for approval), on the same context: a planning run's."""
+        kept = ToolRegistry(context=self.context)
+        kept._tools = {name: tool for name, tool in self._tools.items() if not tool.requires_approval}
+        return kept
+
     def drop_changing(self) -> list[str]:
         """Leave out every tool that asks for approval (they are the ones that change things: files, commands,
         a user's side effects), for --read-only; the names left out."""
