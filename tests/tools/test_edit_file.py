@@ -215,10 +215,20 @@ def test_a_file_grown_past_the_limit_by_the_edit_is_refused(ws: Path, tools: Too
     assert (ws / "g.txt").stat().st_size == MAX_FILE_BYTES - 5
 
 
-def test_new_text_that_cannot_be_utf8_is_refused(ws: Path, tools: ToolRegistry) -> None:
+def test_new_text_that_cannot_be_utf8_or_would_make_a_binary_is_refused(ws: Path, tools: ToolRegistry) -> None:
     (ws / "u.txt").write_text("a\n")
     read(tools, "u.txt")
     assert "lone surrogate" in refused(edit(tools, "u.txt", "a", "\ud800"))
+    assert "NUL character" in refused(edit(tools, "u.txt", "a", "a\0"))
+    assert (ws / "u.txt").read_text() == "a\n"
+
+
+def test_an_empty_file_says_to_use_write_file(ws: Path, tools: ToolRegistry) -> None:
+    (ws / "e.txt").write_text("")
+    read(tools, "e.txt")
+    assert "is empty" in refused(edit(tools, "e.txt", "a", "b")) and "write_file" in refused(
+        edit(tools, "e.txt", "a", "b")
+    )
 
 
 # --- read before write, by content ---------------------------------------------------------------------------------

@@ -66,6 +66,8 @@ def plan_edit(context: ToolContext, path: str, old_text: str, new_text: str, rep
         return current
     assert current.file is not None and current.data is not None
     name = quote_path(current.rel)
+    if not current.file.text:
+        return f"{name} is empty, so old_text cannot be in it: give it its text with write_file. Nothing was changed."
     found = find(current.file, old_text, new_text, replace_all=replace_all, name=name)
     if isinstance(found, str):
         return found
@@ -243,6 +245,12 @@ def _planned(current: _Current, after: str, tool: str) -> tuple[bytes, str] | st
         return f"{str(exc).rstrip('.')}. Nothing was changed."
     if current.data is not None and after_bytes == current.data:
         return f"{name} already has exactly this content; nothing was changed."
+    if b"\0" in after_bytes and (current.data is None or b"\0" not in current.data):
+        what = "new_text" if tool == "edit_file" else "content"
+        return (
+            f"{what} has a NUL character, which would make {name} a binary file; {tool} writes text. "
+            "Nothing was changed."
+        )
     if not guarded(current.rel):
         return after_bytes, ""
     now = syntax_error(current.rel, after)
