@@ -16,7 +16,13 @@ from agentcli.cli.turn import undecodable
 @with_run_options
 def ask(
     question: Annotated[
-        str, typer.Argument(help="What to do, in plain words.", show_default=False, metavar="QUESTION")
+        str,
+        typer.Argument(
+            help='What to do, in plain words; "-" reads it from stdin. Text piped into `agent ask "Q"` is added to '
+            "the question.",
+            show_default=False,
+            metavar="QUESTION",
+        ),
     ],
     options: RunOptions,
     plan: Annotated[
@@ -34,6 +40,14 @@ def ask(
     model failure), 2 usage or configuration error, 3 an answer that is not verified (the judge gave up
     rejecting it, or plan steps were left open), 130 interrupted.
     """
+    from agentcli.cli.piped import PipedTooLarge, piped_text, with_piped
+
+    try:
+        question = with_piped(question, piped_text())
+    except PipedTooLarge as exc:
+        raise fail(f"error: {exc}", EXIT_USAGE) from None
+    except UnicodeDecodeError:
+        raise fail("error: what was piped on stdin is not text in this terminal's encoding", EXIT_USAGE) from None
     if not question.strip():
         raise fail('error: the question is empty; say what to do, e.g. agent ask "summarise README.md"', EXIT_USAGE)
     if undecodable(question):
