@@ -116,7 +116,8 @@ class Run:
         return self._stopped("interrupted")
 
     def _stopped(self, status: str) -> RunFinished:
-        return RunFinished(None, status, self.state.usage, self.state.step, time.perf_counter() - self._started)
+        elapsed = time.perf_counter() - self._started
+        return RunFinished(None, status, self.state.usage, self.state.step, elapsed, session_id=self._session.id or "")
 
     def where(self) -> str:
         """Where the run was when it stopped, for the interrupt message."""

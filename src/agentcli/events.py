@@ -30,6 +30,8 @@ class RunStarted(Event):
     model: str
     endpoint: str = ""
     """Where the conversation goes: the endpoint's host[:port], e.g. `api.deepseek.com`."""
+    session_id: str = ""
+    """The saved session the run belongs to ("" when nothing is saved)."""
 
 
 @dataclass(frozen=True)
@@ -198,3 +200,5 @@ class RunFinished(Event):
     """False for an answer the judge did not pass (it gave up) or given with plan steps open: exit 3."""
     unverified: str = ""
     """Why the answer is not verified."""
+    session_id: str = ""
+    """The saved session ("" when nothing is saved): `agent resume ID` goes on from a run that did not finish."""

@@ -102,6 +102,7 @@ def test_json_lines_one_object_per_event_final_last() -> None:
         "elapsed_s": 1.25,
         "verified": True,
         "unverified": "",
+        "session_id": "",
     }
     assert lines[2] == {"type": "model_text_delta", "step": 1, "text": "Reading the "}
 

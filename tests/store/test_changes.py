@@ -186,3 +186,15 @@ def test_the_tool_panel_shows_the_diff_of_what_was_applied(kind: str) -> None:
     renderer.close()
     shown = err.getvalue()
     assert "-one" in shown and "+two\\x1b[31m" in shown  # shown, and escaped like every other tool text
+
+
+def test_the_session_id_is_on_the_first_line_and_in_the_final_event(tmp_path: Path, home: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    llm = ScriptedClient()
+    llm.script = [text("42")]
+    with saving_agent(workspace, llm, []) as agent:
+        result = agent.run("q")
+    started, final = result.events[0], result.events[-1]
+    assert agent.session.id and getattr(started, "session_id", None) == agent.session.id
+    assert final.to_dict()["session_id"] == agent.session.id

@@ -100,7 +100,7 @@ class Engine:
         started = time.perf_counter()
         save = checkpoint or _nothing
         save(run)  # the question is kept before anything can go wrong
-        yield RunStarted(run.question, run.mode, self.model, self.endpoint)
+        yield RunStarted(run.question, run.mode, self.model, self.endpoint, session.id or "")
         while run.state not in TERMINAL:
             target = yield from self._handlers[run.state](run, session, save)
             run.move(target)
@@ -110,7 +110,9 @@ class Engine:
             yield RunFailed(run.failure, run.state.value)
         status = "finished" if run.state is State.FINISHED else "failed"
         elapsed = time.perf_counter() - started
-        yield RunFinished(run.answer, status, run.usage, run.step, elapsed, run.verified, run.unverified)
+        yield RunFinished(
+            run.answer, status, run.usage, run.step, elapsed, run.verified, run.unverified, session.id or ""
+        )
 
     def adapter(self, mode: ModeName) -> Adapter:
         """The adapter of a mode, made once per engine."""

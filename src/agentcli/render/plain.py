@@ -16,6 +16,7 @@ from agentcli.render.text import (
     headline,
     judge_missing,
     preview,
+    resume_hint,
     summary,
     tool_facts,
     tool_name,
@@ -94,6 +95,8 @@ class PlainRenderer:
                 self._say(f"== {summary(final)}")
                 if final.answer is not None and not final.verified:
                     self._say(f"== not verified: {final.unverified}")
+                if resume_hint(final):
+                    self._say(f"== {resume_hint(final)}")
                 if self._answer is not None:
                     answer = visible(self._answer)
                     write_all(self._out, answer + ("" if answer.endswith("\n") else "\n"))

@@ -99,6 +99,8 @@ class RichRenderer:
                 self._err.print(_text(shown.summary(final), style="dim"))
                 if final.answer is not None and not final.verified:
                     self._err.print(_text(f"not verified: {final.unverified}", style="yellow"))
+                if shown.resume_hint(final):
+                    self._err.print(_text(shown.resume_hint(final), style="dim"))
 
     def close(self) -> None:
         self._end_live()

@@ -46,7 +46,15 @@ def preview(content: str) -> str:
 def headline(event: RunStarted) -> str:
     """The first line of a run: which model, which protocol, and where the conversation goes."""
     line = f"agentcli · model {event.model} · mode {event.mode}"
-    return line + (f" · → {event.endpoint}" if event.endpoint else "")
+    line += f" · → {event.endpoint}" if event.endpoint else ""
+    return line + (f" · session {event.session_id}" if event.session_id else "")
+
+
+def resume_hint(event: RunFinished) -> str:
+    """For a run that did not finish and was saved: how to go on from where it stopped."""
+    if event.status in ("failed", "interrupted") and event.session_id:
+        return f"agent resume {event.session_id} goes on from the last saved step"
+    return ""
 
 
 def tool_facts(event: ToolReturned) -> str:
