@@ -19,12 +19,12 @@ from pathlib import Path
 
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.files import diffs
-from agentcli.tools.files.access import explain, open_regular, require_regular
+from agentcli.tools.files.access import CHUNK_SIZE, explain, open_regular, require_regular
 from agentcli.tools.files.atomic import write_atomically
 from agentcli.tools.files.ledger import Change, digest
 from agentcli.tools.files.matching import INDENTATION, Found, find
 from agentcli.tools.files.syntax import guarded, syntax_error
-from agentcli.tools.files.text_file import MAX_FILE_BYTES, TextFile, check_size
+from agentcli.tools.files.text_file import BOM, MAX_FILE_BYTES, NotText, TextFile, check_size, encode_text
 from agentcli.tools.files.workspace import quote_path
 
 
@@ -71,13 +71,14 @@ def plan_edit(context: ToolContext, path: str, old_text: str, new_text: str, rep
     found = find(current.file, old_text, new_text, replace_all=replace_all, name=name)
     if isinstance(found, str):
         return found
-    before = current.file.text
-    after = _replaced(before, found)
-    planned = _planned(current, after, "edit_file")
-    if isinstance(planned, str):
-        return planned
-    after_bytes, note = planned
-    shown = diffs.of_edit(current.rel, before, after, found.spans, found.replacements)
+    try:
+        after_bytes = _edited(current.data, current.file, found)
+    except NotText as exc:
+        return f"{str(exc).rstrip('.')}. Nothing was changed."
+    fine, note = _planned(current, after_bytes, "edit_file")
+    if not fine:
+        return note
+    shown = diffs.of_edit(current.rel, current.file.text, found.spans, found.replacements)
     how = f"; {len(found.spans)} places replaced" if len(found.spans) > 1 else ""
     head = f"Edited {name}: +{shown.added} −{shown.removed} lines{how}{_tolerance(found)}{note}."
     summary = f"{head} Lines around the change now read:\n{shown.region}"
@@ -91,14 +92,16 @@ def plan_write(context: ToolContext, path: str, content: str) -> Plan | str:
     if isinstance(current, str):
         return current
     name = quote_path(current.rel)
-    if current.file is None:  # a new file: the text as given, no BOM added, its own line endings
-        text, current = content, replace(current, file=TextFile(content))
-    else:  # a file rewritten keeps its BOM and its line-ending style
-        text = current.file.styled(content)
-    planned = _planned(current, text, "write_file")
-    if isinstance(planned, str):
-        return planned
-    after_bytes, note = planned
+    file = current.file or TextFile(content)  # a new file: the text as given, no BOM added, its own line endings
+    text = content if current.file is None else file.styled(content)  # a rewrite keeps BOM and line endings
+    current = replace(current, file=file)
+    try:
+        after_bytes = file.encode(text, "content")
+    except NotText as exc:
+        return f"{str(exc).rstrip('.')}. Nothing was changed."
+    fine, note = _planned(current, after_bytes, "write_file", text)
+    if not fine:
+        return note
     a = diffs.split_lines(current.file.text) if current.data is not None and current.file is not None else []
     b = diffs.split_lines(text)
     opcodes = diffs.whole_blocks(a, b)
@@ -118,10 +121,10 @@ def apply_plan(context: ToolContext, plan: Plan) -> str:
     was made from, or cannot be written."""
     change, name = plan.change, quote_path(plan.change.path)
     try:
-        data, like = _read_now(context, plan.real, change.path)
+        same, like = _still(context, plan.real, change.path, change.before)
     except (OSError, ValueError) as exc:
         raise FileNotChanged(f"{exc}; nothing was changed") from None
-    if data != change.before:
+    if not same:
         raise FileNotChanged(
             f"{name} changed since this change was prepared; nothing was changed. Read it again (read_file) and retry."
         )
@@ -234,44 +237,70 @@ def _read_now(
     return data, like
 
 
-def _planned(current: _Current, after: str, tool: str) -> tuple[bytes, str] | str:
-    """The bytes of the new text and a note on its syntax, or why it cannot be written (size, syntax guard)."""
+def _still(context: ToolContext, real: Path, rel: str, expected: bytes | None) -> tuple[bool, os.stat_result | None]:
+    """Whether `real` holds exactly `expected` now (None: does not exist), compared chunk by chunk so no second
+    copy of a large file is held; and its stat."""
+    try:
+        stream = open_regular(context.workspace, real, "edit_file")
+    except FileNotFoundError:
+        return expected is None, None
+    with stream:
+        like = os.fstat(stream.fileno())
+        if expected is None or like.st_size != len(expected):
+            return False, like
+        view, at = memoryview(expected), 0
+        while chunk := stream.read(CHUNK_SIZE):
+            if view[at : at + len(chunk)] != chunk:
+                return False, like
+            at += len(chunk)
+        return at == len(expected), like
+
+
+def _planned(current: _Current, after_bytes: bytes, tool: str, after: str | None = None) -> tuple[bool, str]:
+    """(True, a note on the new content's syntax, "" if none), or (False, why it cannot be written: its size, a
+    NUL, the syntax guard). `after`: its text, if the caller has it (else it is decoded, for a file a parser checks)."""
     assert current.file is not None
     name = quote_path(current.rel)
     try:
-        after_bytes = current.file.encode(after, "new_text" if tool == "edit_file" else "content")
         check_size(len(after_bytes), current.rel, tool, " after this change")
     except ValueError as exc:
-        return f"{str(exc).rstrip('.')}. Nothing was changed."
+        return False, f"{str(exc).rstrip('.')}. Nothing was changed."
     if current.data is not None and after_bytes == current.data:
-        return f"{name} already has exactly this content; nothing was changed."
+        return False, f"{name} already has exactly this content; nothing was changed."
     if b"\0" in after_bytes and (current.data is None or b"\0" not in current.data):
         what = "new_text" if tool == "edit_file" else "content"
-        return (
+        return False, (
             f"{what} has a NUL character, which would make {name} a binary file; {tool} writes text. "
             "Nothing was changed."
         )
     if not guarded(current.rel):
-        return after_bytes, ""
-    now = syntax_error(current.rel, after)
+        return True, ""
+    now = syntax_error(current.rel, after if after is not None else after_bytes.decode("utf-8"))
     if now is None:
-        return after_bytes, ""  # the common case costs one parse: the text before matters only if this fails
+        return True, ""  # the common case costs one parse: the text before matters only if this fails
     was = syntax_error(current.rel, current.file.text) if current.data is not None else "new"
     if was is None:
-        return (
+        return False, (
             f"The change would break the syntax of {name}, which parses now ({now}); nothing was changed. "
             "Fix the new text so that the file still parses."
         )
-    return after_bytes, f" (note: it does not parse: {now}{'' if was == 'new' else ', as before this change'})"
+    return True, f" (note: it does not parse: {now}{'' if was == 'new' else ', as before this change'})"
 
 
-def _replaced(text: str, found: Found) -> str:
-    pieces, at = [], 0
-    for (start, end), replacement in zip(found.spans, found.replacements, strict=True):
-        pieces += [text[at:start], replacement]
+def _edited(data: bytes, file: TextFile, found: Found) -> bytes:
+    """The file's new bytes. ASCII text (the usual source file) has a byte for each character, so the old bytes
+    around the spans are joined as they are: no second copy of the text is made (a 10 MB edit holds 3x its size,
+    not 4x). Other text is replaced, then encoded."""
+    if not file.text.isascii():
+        return file.encode(diffs.replaced(file.text, found.spans, found.replacements), "new_text")
+    view, skip = memoryview(data), len(BOM) if file.bom else 0
+    pieces: list[bytes | memoryview] = [view[:skip]]
+    at = 0
+    for (start, end), text in zip(found.spans, found.replacements, strict=True):
+        pieces += [view[skip + at : skip + start], encode_text(text, "new_text")]
         at = end
-    pieces.append(text[at:])
-    return "".join(pieces)
+    pieces.append(view[skip + at :])
+    return b"".join(pieces)
 
 
 def _tolerance(found: Found) -> str:

@@ -67,9 +67,10 @@ class EditDiff:
     removed: int
 
 
-def of_edit(path: str, before: str, after: str, spans: Sequence[tuple[int, int]], texts: Sequence[str]) -> EditDiff:
-    """The diff of an edit that put `texts` at `spans` of `before`, giving `after`: only the lines around each
-    group of nearby spans are split and diffed, so an edit of a 10 MB file costs what its changes cost."""
+def of_edit(path: str, before: str, spans: Sequence[tuple[int, int]], texts: Sequence[str]) -> EditDiff:
+    """The diff of an edit that puts `texts` at `spans` of `before`: only the lines around each group of nearby
+    spans are split and diffed (the new text of each group made from the old), so an edit of a 10 MB file costs
+    what its changes cost."""
     groups: list[list[int]] = []  # [first char, end char, first span, last span]
     for index, (start, end) in enumerate(spans):
         lo, hi = _window(before, start, end)
@@ -80,15 +81,15 @@ def of_edit(path: str, before: str, after: str, spans: Sequence[tuple[int, int]]
     hunks: list[str] = []
     regions: list[str] = []
     added = removed = 0
-    shift = line = line_shift = at = 0  # chars and lines the new text has more, before this group
+    line = line_shift = at = 0  # the old text's line at `at`; lines the new text has more before this group
     for lo, hi, first, last in groups:
         line += before.count("\n", at, lo)
         at = lo
         group = list(zip(spans[first : last + 1], texts[first : last + 1], strict=True))
-        grown = sum(len(text) - (end - start) for (start, end), text in group)
-        a_text, b_text = before[lo:hi], after[lo + shift : hi + shift + grown]
-        a, b = split_lines(a_text), split_lines(b_text)
         local = [(start - lo, end - lo) for (start, end), _ in group]
+        a_text = before[lo:hi]
+        b_text = replaced(a_text, local, [text for _, text in group])
+        a, b = split_lines(a_text), split_lines(b_text)
         opcodes = edit_blocks(a_text, local, [text for _, text in group], a, b)
         body = unified(path, a, b, opcodes, offset=line, b_offset=line + line_shift)
         hunks.append(body.split("\n", 2)[2] if body else "")  # the header once, below
@@ -98,10 +99,19 @@ def of_edit(path: str, before: str, after: str, spans: Sequence[tuple[int, int]]
             regions.append(f"… and more changes further on, from line {line + line_shift + 1}")
         plus, minus = counts(opcodes)
         added, removed = added + plus, removed + minus
-        shift += grown
         line_shift += b_text.count("\n") - a_text.count("\n")
     diff = f"--- a/{path}\n+++ b/{path}\n" + "".join(hunks) if any(hunks) else ""
     return EditDiff(diff, "\n…\n".join(part for part in regions if part), added, removed)
+
+
+def replaced(text: str, spans: Sequence[tuple[int, int]], texts: Sequence[str]) -> str:
+    """`text` with `texts` put in place of `spans` (sorted, not overlapping)."""
+    pieces, at = [], 0
+    for (start, end), new in zip(spans, texts, strict=True):
+        pieces += [text[at:start], new]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 def _window(text: str, start: int, end: int) -> tuple[int, int]:

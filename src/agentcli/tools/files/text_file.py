@@ -51,13 +51,8 @@ class TextFile:
         return cls(text, bom, newline_style(text))
 
     def encode(self, text: str, what: str = "the new text") -> bytes:
-        """`text` as this file's bytes: its BOM, UTF-8. ValueError if `text` cannot be UTF-8 (a lone surrogate)."""
-        try:
-            body = text.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise NotText(
-                f"{what} has a character UTF-8 cannot hold ({text[exc.start]!r}, a lone surrogate); send real text"
-            ) from None
+        """`text` as this file's bytes: its BOM, UTF-8. NotText if `text` cannot be UTF-8 (a lone surrogate)."""
+        body = encode_text(text, what)
         return BOM + body if self.bom else body
 
     def styled(self, text: str, newline: str | None = None) -> str:
@@ -65,6 +60,16 @@ class TextFile:
         plain = text.replace("\r\n", "\n")
         style = newline or self.newline
         return plain.replace("\n", style) if style != "\n" else plain
+
+
+def encode_text(text: str, what: str = "the new text") -> bytes:
+    """`text` in UTF-8; NotText if it cannot be (a lone surrogate, which JSON can carry)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise NotText(
+            f"{what} has a character UTF-8 cannot hold ({text[exc.start]!r}, a lone surrogate); send real text"
+        ) from None
 
 
 def newline_style(text: str) -> str:
