@@ -198,3 +198,26 @@ def test_the_session_id_is_on_the_first_line_and_in_the_final_event(tmp_path: Pa
     started, final = result.events[0], result.events[-1]
     assert agent.session.id and getattr(started, "session_id", None) == agent.session.id
     assert final.to_dict()["session_id"] == agent.session.id
+
+
+def test_continue_takes_the_latest_session_of_this_directory_and_says_which(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = {}
+    for name in ("here", "elsewhere"):  # "elsewhere" is saved last: the latest of all
+        workspace = tmp_path / name
+        workspace.mkdir()
+        llm = ScriptedClient()
+        llm.script = [text(f"answer in {name}")]
+        with saving_agent(workspace, llm, []) as agent:
+            agent.run(f"question in {name}")
+        ids[name] = agent.session.id
+    monkeypatch.chdir(tmp_path / "here")
+    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MAX_RETRIES": "0"}
+    done = RUNNER.invoke(app, ["ask", "go on", "--continue", "--no-judge"], env=env)
+    assert f"continuing session {ids['here']} (1 runs); last: question in here → answer in here" in done.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    monkeypatch.chdir(empty)
+    nothing = RUNNER.invoke(app, ["ask", "go on", "--continue"], env=env)
+    assert nothing.exit_code == 2 and "no saved session for" in nothing.stderr

@@ -3,7 +3,9 @@ the saved session that --continue / --session names. The store is imported only 
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.cli.exits import EXIT_USAGE, fail
@@ -29,12 +31,14 @@ def open_store() -> Store:
     return Store.open()
 
 
-def find_session(store: Store, reference: str | None) -> Saved:
-    """The session `reference` names (None: the latest); an unknown one is a usage error."""
+def find_session(store: Store, reference: str | None, workspace: Path | None = None) -> Saved:
+    """The session `reference` names (None: the latest, of `workspace` when given); an unknown one is a usage
+    error."""
     from agentcli.store.db import UnknownSession
 
+    place = None if workspace is None else str(workspace.resolve())
     try:
-        return store.load(store.resolve(reference))
+        return store.load(store.resolve(reference, workspace=place))
     except UnknownSession as exc:
         raise fail(f"error: {exc}", EXIT_USAGE) from None
 
@@ -53,6 +57,21 @@ def recorder(settings: Settings, options: RunOptions, store: Store | None = None
         workspace=settings.workspace,
         warn=warn,
     )
+
+
+def _say_continuing(saved: Saved) -> None:
+    """Which session goes on, and its last exchange, dimmed on a terminal."""
+    from agentcli.engine.state import State
+    from agentcli.text import excerpt, visible
+
+    finished = [run for run in saved.runs if run.state is State.FINISHED and run.answer is not None]
+    line = f"continuing session {saved.summary.id} ({len(saved.runs)} runs)"
+    if finished:
+        last = finished[-1]
+        line += f"; last: {excerpt(last.question, 80)} → {excerpt(last.answer or '', 120)}"
+    dim = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    text = visible(line, one_line=True)
+    sys.stderr.write(f"\x1b[2m{text}\x1b[0m\n" if dim else f"{text}\n")
 
 
 def named_reference(options: RunOptions, argument: str | None = None) -> tuple[bool, str | None]:
@@ -80,7 +99,8 @@ def make_agent(settings: Settings, options: RunOptions, **extra: Any) -> Agent:
     from agentcli.store.loading import UNFINISHED, last_status, to_session
 
     store = open_store()
-    saved = find_session(store, reference)
+    saved = find_session(store, reference, settings.workspace if reference is None else None)
+    _say_continuing(saved)
     saving = recorder(settings, options, store)
     # The options speak for the new runs; what an `auto` session learnt (react) still holds.
     session = to_session(saved, keep_last=False, mode=settings.mode, streaming=settings.stream)

@@ -276,12 +276,15 @@ class Store:
         count: int = self._query("SELECT count(*) FROM sessions")[0][0]
         return count
 
-    def resolve(self, reference: str | None) -> str:
-        """The id a user means: a unique prefix of one, or None for the latest. Raises UnknownSession."""
+    def resolve(self, reference: str | None, *, workspace: str | None = None) -> str:
+        """The id a user means: a unique prefix of one, or None for the latest (of `workspace`, when given).
+        Raises UnknownSession."""
         if reference is None:
-            rows = self._query("SELECT id FROM sessions ORDER BY updated DESC, rowid DESC LIMIT 1")
+            where, parameters = ("WHERE workspace = ?", (workspace,)) if workspace is not None else ("", ())
+            rows = self._query(f"SELECT id FROM sessions {where} ORDER BY updated DESC, rowid DESC LIMIT 1", parameters)
             if not rows:
-                raise UnknownSession("there is no saved session yet")
+                place = f" for {workspace}" if workspace is not None else ""
+                raise UnknownSession(f"there is no saved session{place} yet (agent sessions list shows them all)")
             found: str = rows[0][0]
             return found
         prefix = reference.strip().lower()

@@ -64,7 +64,7 @@ class SessionRecorder:
         self._store: Store | None = None
         self._model = model
         self._endpoint = endpoint
-        self._workspace = str(workspace)
+        self._workspace = str(Path(workspace).resolve())  # resolved: --continue finds a directory's sessions by it
         self._warn = warn
         self._owner: Owner = this_process()
         self._session: Session | None = None
