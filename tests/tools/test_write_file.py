@@ -201,3 +201,9 @@ def test_a_resumed_call_never_applies_its_change_twice(ws: Path, tools: ToolRegi
     (ws / "a.txt").write_text("a\n")  # killed between the record and the rename: not applied
     done = ok(tools.call("edit_file", {"path": "a.txt", "old_text": "a", "new_text": "b"}, call_id="call-7"))
     assert "applied now" in done and (ws / "a.txt").read_text() == "b\n"
+    # a server that numbers its calls the same in every reply: a new call with an old id is a new change
+    again = ok(tools.call("edit_file", {"path": "a.txt", "old_text": "b", "new_text": "c"}, call_id="call-7"))
+    assert again.startswith("Edited 'a.txt'") and (ws / "a.txt").read_text() == "c\n"
+    ok(tools.call("write_file", {"path": "n.txt", "content": "one\n"}, call_id="call-8"))
+    ok(tools.call("write_file", {"path": "n.txt", "content": "two\n"}, call_id="call-8"))
+    assert (ws / "n.txt").read_text() == "two\n"

@@ -14,6 +14,7 @@ still what the plan was made from: the ledger records the change before the rena
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -139,14 +140,57 @@ def apply_plan(context: ToolContext, plan: Plan) -> str:
     return plan.summary
 
 
-def resumed(context: ToolContext) -> str | None:
+def resumed_edit(
+    context: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False
+) -> str | None:
+    """`resumed` for an edit_file call: its recorded change must be what these arguments make of its `before`."""
+
+    def makes(before: bytes | None, rel: str) -> bytes | None:
+        if before is None or not old_text or old_text == new_text:
+            return None
+        try:
+            file = TextFile.decode(before, rel, "edit_file")
+            found = find(file, old_text, new_text, replace_all=replace_all, name="")
+            return None if isinstance(found, str) else _edited(before, file, found)
+        except NotText:
+            return None
+
+    return resumed(context, path, makes)
+
+
+def resumed_write(context: ToolContext, path: str, content: str) -> str | None:
+    """`resumed` for a write_file call: its recorded change must be what this content makes of its `before`."""
+
+    def makes(before: bytes | None, rel: str) -> bytes | None:
+        try:
+            if before is None:
+                return encode_text(content)
+            file = TextFile.decode(before, rel, "write_file")
+            return file.encode(file.styled(content))
+        except NotText:
+            return None
+
+    return resumed(context, path, makes)
+
+
+def resumed(context: ToolContext, path: str, makes: Callable[[bytes | None, str], bytes | None]) -> str | None:
     """The result of a call whose change a stopped run already recorded (the same call id), never applied twice.
 
-    The file holds the change's `after`: it was applied, and is not again. It holds `before`: the run stopped
-    between the record and the rename, so the rename is done now. None: no record for this call, or the file
-    holds something else (then the call is planned afresh, and its checks say what is wrong)."""
+    The record counts only if it is this call's: the same file, and `makes(before, rel)` (what the call's
+    arguments make of the recorded `before`) is the recorded `after`; a server that numbers its calls
+    `call_0`, `call_1`... in every reply must not turn a new edit into "already applied". Then: the file holds
+    `after`: it was applied, and is not again; it holds `before`: the run stopped between the record and the
+    rename, which is done now. None: no such record, or the file holds something else (the call is then planned
+    afresh, and its checks say what is wrong)."""
     change = context.ledger.recorded(context.call_id) if context.call_id else None
     if change is None:
+        return None
+    try:
+        if context.workspace.relative(context.workspace.resolve(path)) != change.path:
+            return None
+    except (OSError, ValueError):
+        return None
+    if makes(change.before, change.path) != change.after:
         return None
     try:
         real = context.workspace.resolve(change.path)

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import tool
-from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_edit, resumed
+from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_edit, resumed_edit
 
 PathArg = Annotated[str, Field(description="File path relative to the workspace root")]
 OldArg = Annotated[str, Field(description="The exact text to replace, with enough lines around it to be unique")]
@@ -29,7 +29,8 @@ def edit_file(
 ) -> str:
     """Replace old_text with new_text in a text file; read the file first. old_text must occur exactly once
     unless replace_all."""
-    done = resumed(context)  # a resumed run's call whose change was recorded: never applied twice
+    # a resumed run's call whose change was recorded: never applied twice
+    done = resumed_edit(context, path, old_text, new_text, replace_all)
     if done is not None:
         return done
     plan = plan_edit(context, path, old_text, new_text, replace_all)

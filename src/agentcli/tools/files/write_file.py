@@ -8,7 +8,7 @@ from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import tool
-from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_write, resumed
+from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_write, resumed_write
 
 PathArg = Annotated[str, Field(description="File path relative to the workspace root")]
 ContentArg = Annotated[str, Field(description="The whole text of the file")]
@@ -25,7 +25,8 @@ def preview_write(context: ToolContext, path: str, content: str) -> str:
 def write_file(context: ToolContext, path: PathArg, content: ContentArg) -> str:
     """Create a file (and its missing directories), or replace a whole file's text; read an existing file
     first."""
-    done = resumed(context)  # a resumed run's call whose change was recorded: never applied twice
+    # a resumed run's call whose change was recorded: never applied twice
+    done = resumed_write(context, path, content)
     if done is not None:
         return done
     plan = plan_write(context, path, content)
