@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from agentcli.cli.app import app
-from tests.support.processes import start_agent, wait_with_peak_rss
+from tests.support.processes import run_with_peak_rss
 from tests.support.scripted_server import (
     Reply,
     ScriptedServer,
@@ -252,11 +252,8 @@ def test_an_endless_stream_keeps_memory_bounded(scripted_server: ScriptedServer,
     out = workspace.parent / "out.jsonl"
     with out.open("wb") as sink:
         args = ["ask", "q", "--no-judge", "--output", "json"]
-        proc = start_agent(args, cwd=workspace, env=env, stdout=sink, stderr=sink)
-    ended = wait_with_peak_rss(proc, RUN_LIMIT)
+        ended = run_with_peak_rss(args, cwd=workspace, env=env, timeout=RUN_LIMIT, stdout=sink, stderr=sink)
     if ended is None:
-        proc.kill()
-        proc.wait()
         pytest.fail(f"the run did not end within {RUN_LIMIT} s")
     code, peak_kb = ended
     lines = out.read_text(encoding="utf-8").splitlines()

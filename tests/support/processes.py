@@ -9,9 +9,10 @@ second of CPU (mostly importing `openai`), which is why they are few.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
-import threading
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,19 +46,36 @@ def start_agent(
     return subprocess.Popen(command, cwd=cwd, env=env, **popen)
 
 
-def wait_with_peak_rss(process: subprocess.Popen[Any], timeout: float) -> tuple[int, int] | None:
-    """(exit status, peak RSS in KB) of `process`, as the kernel reports it for that child alone (wait4);
-    None if it has not ended within `timeout` seconds (it is then still running)."""
-    ended: list[tuple[int, int]] = []
+# What /usr/bin/time does for %M, in a small process: fork, exec `agent`, wait4, write "STATUS MAXRSS_KB" to the
+# file named first. The child is forked from this small launcher, not from the test process: on Linux a child's
+# peak RSS starts from that of the memory it was forked with (the kernel keeps the high-water mark across exec,
+# and subprocess's vfork shares the parent's), so a child of a pytest worker of 300 MB would report 300 MB.
+_MEASURED = (
+    "import os, sys\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execv(sys.argv[2], sys.argv[2:])\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "code = os.waitstatus_to_exitcode(status)\n"
+    "with open(sys.argv[1], 'w') as report:\n"
+    "    report.write(f'{code} {usage.ru_maxrss}')\n"
+)
 
-    def reap() -> None:
-        _, status, usage = os.wait4(process.pid, 0)
-        ended.append((os.waitstatus_to_exitcode(status), usage.ru_maxrss))
 
-    reaper = threading.Thread(target=reap, daemon=True)
-    reaper.start()
-    reaper.join(timeout)
-    if not ended:
-        return None
-    process.returncode = ended[0][0]  # reaped here: Popen must not wait for it again
-    return ended[0]
+def run_with_peak_rss(
+    args: Sequence[str], *, cwd: Path, env: dict[str, str], timeout: float, **popen: Any
+) -> tuple[int, int] | None:
+    """Run `agent ARGS` to its end: (exit status, its peak RSS in KB, as the kernel counts it for that process);
+    None if it has not ended within `timeout` seconds (it is then killed)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "rss"
+        command = [sys.executable, "-S", "-c", _MEASURED, str(report), *AGENT, *args]
+        launcher = subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True, **popen)
+        try:
+            launcher.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(launcher.pid, signal.SIGKILL)  # the launcher and `agent`: a session of their own
+            launcher.wait()
+            return None
+        code, peak_kb = report.read_text(encoding="ascii").split()
+        return int(code), int(peak_kb)
