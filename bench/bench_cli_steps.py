@@ -20,6 +20,7 @@ process; before timing, the agent and the bare script are checked to send the sa
 from __future__ import annotations
 
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -37,6 +38,7 @@ STEPS = 50
 RUNS = 11
 WARMUPS = 1
 TARGET = 1.2
+TIMEOUT_S = 120
 QUESTION = "Add one to each number from 1 upwards, one calculator call at a time, then answer."
 BARE = "bare openai loop"
 
@@ -95,12 +97,17 @@ def run_once(argv: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float
     """(wall, CPU) seconds of one whole process, and its stdout; raises when it fails."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run(list(argv), env=env, cwd=cwd, capture_output=True, text=True, timeout=120, check=False)
+    process = subprocess.Popen(list(argv), env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = process.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER is set: every thread's stack goes to stderr
+        out, err = process.communicate()
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0 or ANSWER not in done.stdout:
-        raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout}\n{done.stderr[-3000:]}")
-    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, done.stdout
+    if process.returncode != 0 or ANSWER not in out:
+        raise RuntimeError(f"{' '.join(argv)} exited {process.returncode}:\n{out}\n{err[-6000:]}")
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, out
 
 
 def model_env(env: dict[str, str], calls: int) -> dict[str, str]:
@@ -183,7 +190,9 @@ def main(work: Path) -> int:
         "agent ask --output rich (piped)": [*ask, "--output", "rich"],
         nosave: [*ask, "--output", "plain", "--no-save"],
     }
-    env = clean_env(PYTHONPYCACHEPREFIX=str(work / "pycache"), AGENTCLI_HOME=str(home), LLM_API_KEY="x")
+    env = clean_env(
+        PYTHONPYCACHEPREFIX=str(work / "pycache"), AGENTCLI_HOME=str(home), LLM_API_KEY="x", PYTHONFAULTHANDLER="1"
+    )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("PYTHONUNBUFFERED", None)  # as a user runs it: stdout and stderr buffered as Python sets them up
     with BenchServer() as server:
