@@ -93,3 +93,13 @@ def test_a_new_file_s_diff_and_a_long_region_is_cut_with_where_to_read_on(tmp_pa
     assert plan.summary.endswith(
         f"{diffs.REGION_LINES}\t{diffs.REGION_LINES}\n… 120 more lines here (read_file offset=80)"
     )
+
+
+@given(
+    st.lists(st.sampled_from(["a", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x85", "\u2028", "é"]), max_size=30).map(
+        "".join
+    )
+)
+def test_lines_end_only_at_newlines_whatever_else_the_text_holds(text: str) -> None:
+    pieces = text.split("\n")
+    assert diffs.split_lines(text) == [piece + "\n" for piece in pieces[:-1]] + ([pieces[-1]] if pieces[-1] else [])

@@ -26,8 +26,14 @@ LINE_CHARS = 2000
 """Longer lines are cut in the region shown to the model, as read_file cuts them."""
 
 
+OTHER_BREAKS = "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""What str.splitlines also takes for a line break, besides `\\n`, `\\r\\n` and a lone `\\r`."""
+
+
 def split_lines(text: str) -> list[str]:
     """`text` as lines that keep their endings (only `\\n` ends a line; a `\\r` before it stays on the line)."""
+    if text.count("\r") == text.count("\r\n") and not any(char in text for char in OTHER_BREAKS):
+        return text.splitlines(keepends=True)  # the same lines here, made in one pass: no list of pieces first
     pieces = text.split("\n")
     lines = [piece + "\n" for piece in pieces[:-1]]
     if pieces[-1]:
