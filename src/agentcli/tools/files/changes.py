@@ -6,9 +6,10 @@ result the model will read) or the refusal as text:
 2. the path: outside the workspace (after `..` and symlinks), a secret or `.git/` (Workspace.resolve);
 3. the file: not a regular file (FIFO, device, directory: never opened), over 10 MB, binary, not UTF-8;
 4. read before write: the model's last view of the file (the ledger) must be its content now;
-5. the match (edit_file), the size after, the syntax guard.
+5. the match (edit_file), the new text (UTF-8, no NUL, a change at all), the size after, the syntax guard.
 `apply_plan` applies exactly a plan (so an approval prompt can show the diff first), after checking the file is
 still what the plan was made from: the ledger records the change before the rename, then sees the new content.
+`resumed_edit` / `resumed_write` answer a call a stopped run had recorded a change for, never applying it twice.
 """
 
 from __future__ import annotations
