@@ -113,6 +113,13 @@ def test_a_new_line_in_a_crlf_file_is_written_as_crlf_and_the_missing_final_newl
     assert (ws / "w.txt").read_bytes() == BOM + b"one\r\ntwo\r\n2.5\r\nthree"
 
 
+def test_non_ascii_text_with_a_bom_and_crlf_round_trips(ws: Path, tools: ToolRegistry) -> None:
+    (ws / "u.txt").write_bytes(BOM + "café\r\nnaïve\r\nend".encode())
+    read(tools, "u.txt")
+    ok(edit(tools, "u.txt", "café\nnaïve", "café\nthé\nnaïve"))
+    assert (ws / "u.txt").read_bytes() == BOM + "café\r\nthé\r\nnaïve\r\nend".encode()
+
+
 def test_a_mixed_file_keeps_each_region_s_own_line_endings(ws: Path, tools: ToolRegistry) -> None:
     (ws / "m.txt").write_bytes(b"a\r\nb\r\nc\nd\ne\n")
     read(tools, "m.txt")

@@ -94,7 +94,8 @@ def test_an_existing_file_must_have_been_read_as_it_is(ws: Path, tools: ToolRegi
         ("conf/.env", "refused as a secret"),
         (".git/hooks/pre-commit", "deny pattern '.git'"),
         ("file.txt/x.txt", "'file.txt' is a file, not a directory"),
-        (".", "is the workspace root"),
+        (".", "names a directory"),
+        ("newdir/", "names a directory"),
     ],
 )
 def test_where_nothing_may_be_created(ws: Path, tools: ToolRegistry, path: str, wanted: str) -> None:

@@ -225,8 +225,8 @@ def _load(context: ToolContext, path: str, tool: str, *, must_exist: bool) -> _C
     try:
         real = workspace.resolve(path)
         rel = workspace.relative(real)
-        if rel == ".":
-            return f"{quote_path(path)} is the workspace root, a directory; {tool} changes files."
+        if rel == "." or path.endswith(("/", os.sep)):
+            return f"{quote_path(path)} names a directory; {tool} changes files. Nothing was changed."
         try:
             mode = os.lstat(real).st_mode
         except (FileNotFoundError, NotADirectoryError):  # the latter: a parent on the way is a file
