@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agentcli.config import Settings
+from agentcli.engine.context import window_of
 from agentcli.engine.conversation import Conversation, FileRecord
 from agentcli.engine.files import RunPlan, SessionLedger
 from agentcli.engine.judge import Judge
@@ -173,6 +174,7 @@ class Agent:
             max_steps=settings.max_steps,
             judge=Judge(client) if settings.judge else None,
             before_call=before_call,
+            context_window=window_of(settings.model, settings.context_window),
         )
 
     @property

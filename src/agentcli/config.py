@@ -101,6 +101,8 @@ class Settings:
     """Stream replies; off for servers that cannot stream tool calls (LLM_STREAM=0)."""
     read_only: bool = False
     """Offer no tool that changes files or runs commands (every tool that asks for approval is left out)."""
+    context_window: int | None = None
+    """The model's context size in tokens (LLM_CONTEXT_WINDOW); None: a table of well-known models, else 32,768."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -111,6 +113,10 @@ class Settings:
             raise ConfigError(f"LLM_TIMEOUT (--timeout) must be a positive number of seconds, got {self.timeout}.")
         if self.max_retries < 0:
             raise ConfigError(f"LLM_MAX_RETRIES must be 0 or more, got {self.max_retries}.")
+        if self.context_window is not None and self.context_window < 1024:
+            raise ConfigError(
+                f"LLM_CONTEXT_WINDOW (--context-window) must be at least 1024 tokens, got {self.context_window}."
+            )
         if self.base_url is not None:
             _check_url(self.base_url)
         key = self.api_key.reveal()
@@ -156,6 +162,7 @@ def load_settings(
     timeout: float | None = None,
     max_retries: int | None = None,
     stream: bool | None = None,
+    context_window: int | None = None,
     env_file: Path | None = None,
     environ: Mapping[str, str] | None = None,
     **choices: Unpack[Choices],
@@ -186,6 +193,7 @@ def load_settings(
         timeout=_number(pick(timeout, "LLM_TIMEOUT")[0], "LLM_TIMEOUT", float, Settings.timeout),
         max_retries=_number(pick(max_retries, "LLM_MAX_RETRIES")[0], "LLM_MAX_RETRIES", int, Settings.max_retries),
         stream=_switch(pick(stream, "LLM_STREAM")[0], "LLM_STREAM", Settings.stream),
+        context_window=_window(pick(context_window, "LLM_CONTEXT_WINDOW")[0]),
     )
     return replace(chosen, **choices)
 
@@ -210,6 +218,11 @@ def _number(text: str, name: str, kind: type[N], default: N) -> N:
         return kind(text)
     except ValueError:
         raise ConfigError(f"{name} must be a number, got {text!r}.") from None
+
+
+def _window(text: str) -> int | None:
+    """LLM_CONTEXT_WINDOW as tokens; "" when not given (the model's known window, else the default)."""
+    return _number(text, "LLM_CONTEXT_WINDOW", int, 0) or None
 
 
 TRUE_WORDS = ("1", "true", "yes", "on")

@@ -107,6 +107,19 @@ class CallDenied(Event):
 
 
 @dataclass(frozen=True)
+class Compacted(Event):
+    """What was sent was made smaller to fit the context window (the log keeps everything)."""
+
+    type: ClassVar[str] = "compacted"
+    step: int
+    tokens_before: int
+    tokens_after: int
+    window: int
+    how: str
+    """"stubs" (old tool results) or "stubs and earlier turns"."""
+
+
+@dataclass(frozen=True)
 class PlanUpdated(Event):
     """The model's plan changed (update_plan): every step with its status, and the model's explanation."""
 

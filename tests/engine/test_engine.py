@@ -12,7 +12,7 @@ import itertools
 import json
 
 from agentcli.engine.conversation import check_pairing
-from agentcli.events import Event, JudgeVerdict, ModelTextDelta, RunFailed, ToolReturned, UsageReported
+from agentcli.events import Compacted, Event, JudgeVerdict, ModelTextDelta, RunFailed, ToolReturned, UsageReported
 from agentcli.llm.scripted import (
     ScriptedClient,
     context_full,
@@ -363,11 +363,29 @@ def test_a_full_context_fails_the_run_in_its_mode_and_the_next_question_is_sent_
     llm: ScriptedClient, make_scripted_agent: MakeAgent
 ) -> None:
     agent = make_scripted_agent(mode="auto")
-    llm.script = [tool_calls(("calculator", {"expr": "2**10"})), context_full(), text("fresh")]
+    llm.script = [tool_calls(("calculator", {"expr": "2**10"})), context_full(), context_full(), text("fresh")]
     result = agent.run("first")
     assert result.status == "failed" and agent.session.mode == "auto"  # no switch to react: tools were not refused
     failed = [event for event in result.events if isinstance(event, RunFailed)]
     assert "context window" in failed[0].reason and "left out" in failed[0].reason
+    assert "--context-window" in failed[0].reason and "32,768 tokens" in failed[0].reason
     assert agent.run("second").answer == "fresh"
     assert [m.get("content") for m in llm.requests[-1]["messages"][1:]] == ["second"]
     assert len(agent.conversation) == 5  # the log still holds what was said
+
+
+def test_a_full_context_once_compacts_and_asks_again(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    agent = make_scripted_agent()
+    llm.script = [
+        tool_calls(("calculator", {"expr": "2**10"})),
+        tool_calls(("calculator", {"expr": "2**11"})),
+        context_full(),
+        text("1024 and 2048"),
+    ]
+    result = agent.run("first")
+    assert result.status == "finished" and result.answer == "1024 and 2048" and result.steps == 3
+    retried = llm.requests[-1]["messages"]
+    assert retried[1]["content"] == "first"  # the question, verbatim
+    assert retried[3]["content"].startswith("[left out to fit the context window: the result of calculator")
+    assert retried[-1]["content"] == "2048"  # the newest result stays
+    assert [e.how for e in result.events if isinstance(e, Compacted)] == ["stubs and earlier turns"]

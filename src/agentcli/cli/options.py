@@ -101,6 +101,15 @@ class RunOptions:
         bool, typer.Option("--no-save", help="Save nothing of this session (agent sessions lists the saved ones).")
     ] = False
     read_only: ReadOnly = False
+    context_window: Annotated[
+        int | None,
+        typer.Option(
+            "--context-window",
+            min=1024,
+            help="The model's context size in tokens [default: LLM_CONTEXT_WINDOW, a well-known model's, else 32768].",
+            show_default=False,
+        ),
+    ] = None
     continue_: Annotated[
         bool, typer.Option("--continue", help="Go on in the memory of the latest saved session, saving into it.")
     ] = False
@@ -130,6 +139,7 @@ class RunOptions:
             model=self.model,
             timeout=self.timeout,
             stream=self.stream,
+            context_window=self.context_window,
             **choices,
         ).require_model()
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Generator, Iterator
 from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+from agentcli.engine.context import DEFAULT_WINDOW, calibrated, fit
 from agentcli.engine.conversation import check_pairing
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
 from agentcli.engine.policy import BeforeCall, Deny, PendingCall, approved_only
@@ -20,6 +21,7 @@ from agentcli.errors import ContextLengthError, FormatError, LLMError, StreamCut
 from agentcli.events import (
     AnswerReady,
     CallDenied,
+    Compacted,
     Event,
     FormatProblem,
     JudgeVerdict,
@@ -74,6 +76,7 @@ class Engine:
         judge: Judge | None = None,
         base_prompt: str = BASE_SYSTEM_PROMPT,
         before_call: BeforeCall = approved_only,
+        context_window: int = DEFAULT_WINDOW,
     ) -> None:
         self.client = client
         self.tools = tools
@@ -83,6 +86,7 @@ class Engine:
         self.judge = judge
         self.base_prompt = base_prompt
         self.before_call = before_call
+        self.context_window = context_window
         self._adapters: dict[ModeName, Adapter] = {}
         self._handlers: dict[State, Handler] = {
             State.THINKING: self._think,
@@ -127,19 +131,37 @@ class Engine:
         run.step += 1
         yield StepStarted(run.step, self.max_steps)
         conversation = session.conversation
-        view = session.view()
-        check_pairing(view.messages)
         adapter = self.adapter(run.mode)
         offered = self.tools.reading() if run.planning else self.tools
         system_prompt = adapter.system_prompt(self.base_prompt, offered)
-        request = adapter.build_request(system_prompt, view, offered)
+        fitted = fit(
+            session.view(),
+            lambda view: adapter.build_request(system_prompt, view, offered),
+            window=self.context_window,
+            chars_per_token=session.chars_per_token,
+            turn_start=run.start,
+            force=run.context_retries > 0,
+        )
+        if fitted.how:
+            yield Compacted(run.step, fitted.tokens_before, fitted.tokens_after, self.context_window, fitted.how)
+        check_pairing(fitted.view.messages)
+        request = adapter.build_request(system_prompt, fitted.view, offered)
         try:
             completion = yield from self._reply(run, request)
         except ContextLengthError as exc:
+            if run.context_retries == 0:  # asked again once, compacted as far as it goes
+                run.context_retries += 1
+                run.step -= 1  # the refused request does not count against --max-steps
+                yield StepRetried(run.step + 1, f"{exc} Compacting and asking again.")
+                return State.THINKING
             # Asking again, or in another protocol, would overflow the same way. The run's messages leave the
             # view, so the next question (a chat's, --continue's) is sent without what overflowed.
             run.withdrawn = True
-            return run.fail(f"{exc} This run's messages are left out of the session from now on.")
+            return run.fail(
+                f"{exc} It happened again after compacting, with a context window of {self.context_window:,} "
+                "tokens: if the model's window is smaller, say so with --context-window (or LLM_CONTEXT_WINDOW). "
+                "This run's messages are left out of the session from now on."
+            )
         except ToolsUnsupportedError as exc:
             fallback = FALLBACKS.get(run.mode)
             if fallback is None:
@@ -157,6 +179,7 @@ class Engine:
         except LLMError as exc:
             return run.fail(str(exc))
         yield from self._count(run, completion.usage)
+        session.chars_per_token = calibrated(session.chars_per_token, request, completion.usage.prompt_tokens)
         taken = conversation.call_ids()
         try:
             turn = adapter.decode(completion, len(taken))

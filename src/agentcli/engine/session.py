@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentcli.adapters.base import View
+from agentcli.engine.context import CHARS_PER_TOKEN
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
 from agentcli.modes import ModeName
@@ -26,6 +27,8 @@ class Session:
     """Every run, in order, its place its number; a run taken back stays here, marked `withdrawn`."""
     id: str | None = None
     """The session's id in the store, once it has been saved."""
+    chars_per_token: float = CHARS_PER_TOKEN
+    """Request bytes per token, as the server's reported usage shows (the context window is counted in it)."""
 
     def begin(self, question: str) -> RunState:
         """Start a run: its question joins the conversation, and the run the session's list."""

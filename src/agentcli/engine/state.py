@@ -87,6 +87,8 @@ class RunState:
     rejections: int = 0
     stream_retries: int = 0
     """Replies lost mid-stream and asked for again, in this run."""
+    context_retries: int = 0
+    """Steps asked again, compacted as far as it goes, after the server said the context was full."""
     format_errors: int = 0
     """Consecutive replies that could not be decoded."""
     stuck_turns: int = 0

@@ -13,6 +13,7 @@ from agentcli.render.output import write_all
 from agentcli.render.text import (
     PLAN_MARKS,
     arguments_shown,
+    compaction,
     headline,
     judge_missing,
     preview,
@@ -87,6 +88,8 @@ class PlainRenderer:
                 self._answer = answer
             case ev.RunFailed(reason=reason):
                 self._say(f"error: {reason}")
+            case ev.Compacted() as compacted:
+                self._say(f"== {compaction(compacted)}")
             case ev.PlanUpdated(steps=steps, explanation=explanation):
                 self._say("== plan" + (f": {explanation}" if explanation else ""))
                 for number, item in enumerate(steps, 1):

@@ -91,6 +91,9 @@ class RichRenderer:
             case ev.RunFailed(reason=reason):
                 self._end_live()
                 self._err.print(Panel(_text(reason), title="FAILED", title_align="left", border_style="red"))
+            case ev.Compacted() as compacted:
+                self._end_live()
+                self._err.print(_text(f"COMPACT · {shown.compaction(compacted)}", style="yellow"))
             case ev.PlanUpdated(steps=steps, explanation=explanation):
                 self._end_live()
                 self._err.print(_plan_panel(steps, explanation))

@@ -4,7 +4,7 @@ the one policy in `agentcli.text`, re-exported here for the renderers and the CL
 
 from __future__ import annotations
 
-from agentcli.events import RunFinished, RunStarted, ToolReturned
+from agentcli.events import Compacted, RunFinished, RunStarted, ToolReturned
 from agentcli.text import excerpt
 from agentcli.text import visible as visible  # re-exported: every terminal writer escapes the same way
 
@@ -66,6 +66,15 @@ def tool_facts(event: ToolReturned) -> str:
 
 PLAN_MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 """How a plan step's status is shown, in rich and plain output alike."""
+
+
+def compaction(event: Compacted) -> str:
+    """What a compaction did, in one line."""
+    what = "old tool results stubbed" if event.how == "stubs" else "old tool results stubbed, earlier turns left out"
+    return (
+        f"compacted: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens of a {event.window:,}-token window "
+        f"({what}; the session keeps everything)"
+    )
 
 
 def summary(event: RunFinished) -> str:
