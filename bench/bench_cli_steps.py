@@ -1,4 +1,4 @@
-"""The command line's cost per step, whole processes: `python bench/bench_cli_steps.py` (about 2 minutes).
+"""The command line's cost per step, whole processes: `python bench/bench_cli_steps.py` (5-10 minutes on 2 cores).
 
 `agent ask` (sessions saved into a temporary AGENTCLI_HOME) against a bare script that runs the same loop on the
 openai SDK, each as a whole process, each twice per round: with the model `bench-steps-51` (50 calculator
