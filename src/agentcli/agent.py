@@ -185,6 +185,7 @@ class Agent:
     def start(self, question: str, *, planning: bool = False, plan: tuple[PlanStep, ...] = ()) -> Run:
         """Begin a question; iterate the Run for its events. A `planning` run is offered only the tools that
         change nothing and ends with the model's plan; `plan` starts a run with a plan already accepted."""
+        self.engine.base_prompt = self.system_prompt()  # AGENTS.md is read at the start of each run
         run = self.session.begin(question)
         run.planning, run.plan = planning, plan
         return Run(self.engine, self.session, run, self.recorder)
@@ -199,7 +200,15 @@ class Agent:
             run.state, run.failure, run.answer = State.THINKING, "", None
             run.format_errors = run.stuck_turns = run.stream_retries = 0
         self.session = session
+        self.engine.base_prompt = self.system_prompt()
         return Run(self.engine, session, run, self.recorder)
+
+    def system_prompt(self) -> str:
+        """The system prompt before the protocol's part: the base, the project's AGENTS.md, the environment."""
+        from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+        from agentcli.engine.instructions import system_prompt
+
+        return system_prompt(BASE_SYSTEM_PROMPT, self.settings.workspace, instructions=self.settings.instructions)
 
     def events(self, question: str) -> Iterator[Event]:
         """Run a question, yielding every event. Interrupted mid-way, the turn leaves no trace in memory."""

@@ -101,6 +101,8 @@ class Settings:
     """Stream replies; off for servers that cannot stream tool calls (LLM_STREAM=0)."""
     read_only: bool = False
     """Offer no tool that changes files or runs commands (every tool that asks for approval is left out)."""
+    instructions: bool = True
+    """Send the project's AGENTS.md files after the base system prompt (--no-instructions: not)."""
     context_window: int | None = None
     """The model's context size in tokens (LLM_CONTEXT_WINDOW); None: a table of well-known models, else 32,768."""
 
@@ -152,6 +154,7 @@ class Choices(TypedDict, total=False):
     max_steps: int
     workspace: Path
     read_only: bool
+    instructions: bool
 
 
 def load_settings(

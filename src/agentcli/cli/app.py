@@ -25,6 +25,7 @@ COMMANDS = {
     "sessions": "agentcli.cli.sessions_cmd:sessions_app",
     "diff": "agentcli.cli.changes_cmd:diff",
     "undo": "agentcli.cli.changes_cmd:undo",
+    "prompt": "agentcli.cli.prompt_cmd:prompt",
 }
 """Each command's name and where it is defined (a function, or a Typer app of subcommands), in help order."""
 

@@ -101,6 +101,9 @@ class RunOptions:
         bool, typer.Option("--no-save", help="Save nothing of this session (agent sessions lists the saved ones).")
     ] = False
     read_only: ReadOnly = False
+    no_instructions: Annotated[
+        bool, typer.Option("--no-instructions", help="Do not send the project's AGENTS.md files.")
+    ] = False
     context_window: Annotated[
         int | None,
         typer.Option(
@@ -130,6 +133,7 @@ class RunOptions:
             "judge": self.judge,
             "max_steps": self.max_steps,
             "read_only": self.read_only,
+            "instructions": not self.no_instructions,
         }
         if self.workspace is not None:
             choices["workspace"] = self.workspace

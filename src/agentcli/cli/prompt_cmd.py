@@ -1,0 +1,41 @@
+"""`agent prompt`: the exact system prompt a run would send here (base, AGENTS.md, environment, and in the
+text modes the tools and their protocol)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentcli.cli import options as opt
+from agentcli.cli.exits import guarded
+from agentcli.config import Settings
+
+
+@guarded
+def prompt(
+    mode: opt.Mode = Settings.mode,
+    workspace: opt.Workspace = None,
+    no_instructions: Annotated[
+        bool, typer.Option("--no-instructions", help="Leave out the project's AGENTS.md files.")
+    ] = False,
+    read_only: opt.ReadOnly = False,
+) -> None:
+    """Print the system prompt a run would send: the base prompt, the project's AGENTS.md files (outermost
+    first, 32 KB at most), the environment; in react and json modes the tools and protocol follow."""
+    from agentcli.adapters import make_adapter
+    from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+    from agentcli.engine.instructions import system_prompt
+    from agentcli.text import visible
+    from agentcli.tools.builtin import builtin_tools
+
+    root = workspace or Path.cwd()
+    settings = Settings(mode=mode, workspace=root)
+    tools = builtin_tools(settings=settings)
+    if read_only:
+        tools.drop_changing()
+    base = system_prompt(BASE_SYSTEM_PROMPT, root, instructions=not no_instructions)
+    text = make_adapter("react" if mode == "auto" else mode, tools).system_prompt(base, tools)
+    sys.stdout.write(visible(text) + "\n")
