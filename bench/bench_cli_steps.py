@@ -32,7 +32,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # the checkout, installed or not
 
-from common import ANSWER, BenchServer, agent_command, clean_env, environment_line, median, print_table, verdict
+from common import (
+    ANSWER,
+    BenchServer,
+    agent_command,
+    agent_system_prompt,
+    clean_env,
+    environment_line,
+    median,
+    print_table,
+    verdict,
+)
 
 STEPS = 50
 RUNS = 11
@@ -172,13 +182,12 @@ def rows_of(timings: dict[str, Timings], references: Sequence[str]) -> list[list
 
 def main(work: Path) -> int:
     """`work`: an empty temporary directory: the commands' cwd (no .env), AGENTCLI_HOME, the bytecode cache."""
-    from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
     from agentcli.tools.builtin import builtin_tools
 
     agent, how = agent_command()
     cwd, home = work / "cwd", work / "home"
     cwd.mkdir()
-    messages = [{"role": "system", "content": BASE_SYSTEM_PROMPT}, {"role": "user", "content": QUESTION}]
+    messages = [{"role": "system", "content": agent_system_prompt(cwd)}, {"role": "user", "content": QUESTION}]
     script = work / "bare_loop.py"
     tools = builtin_tools(cwd).openai_tools()
     script.write_text(BARE_SCRIPT.format(messages=repr(messages), tools=repr(tools)), encoding="utf-8")

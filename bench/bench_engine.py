@@ -24,12 +24,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.support, f
 
 import openai
 
-from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.agent import Agent
 from agentcli.config import Secret, Settings
 from agentcli.tools.builtin import builtin_tools
 from agentcli.tools.calculator.tool import calculator
-from common import BenchServer, environment_line, interleaved, median, print_table, timed, verdict
+from common import BenchServer, agent_system_prompt, environment_line, interleaved, median, print_table, timed, verdict
 
 TARGET = 1.2
 STEPS_AND_REPEATS = ((20, 21), (100, 7))
@@ -37,10 +36,10 @@ QUESTION = "Add one to each number from 1 upwards, one calculator call at a time
 PLAIN_TOOLS = {"calculator": calculator}
 
 
-def bare_loop(client: openai.OpenAI, model: str, tools: list[dict[str, Any]]) -> str:
+def bare_loop(client: openai.OpenAI, model: str, tools: list[dict[str, Any]], system: str) -> str:
     """The minimal agent loop on the SDK: stream, reassemble tool calls by index, run them, repeat."""
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": BASE_SYSTEM_PROMPT},
+        {"role": "system", "content": system},
         {"role": "user", "content": QUESTION},
     ]
     while True:
@@ -68,10 +67,11 @@ def bare_loop(client: openai.OpenAI, model: str, tools: list[dict[str, Any]]) ->
         if not calls:
             return "".join(text)
         ordered = [calls[index] for index in sorted(calls)]
+        said = {"content": "".join(text)} if text else {}  # no text: no `content` key, as the agent sends
         messages.append(
             {
                 "role": "assistant",
-                "content": "".join(text) or None,
+                **said,
                 "tool_calls": [
                     {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
                     for c in ordered
@@ -83,14 +83,14 @@ def bare_loop(client: openai.OpenAI, model: str, tools: list[dict[str, Any]]) ->
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
 
 
-def validation_ms(transcript: list[dict[str, Any]], tools: list[dict[str, Any]]) -> float | None:
+def validation_ms(transcript: list[dict[str, Any]], tools: list[dict[str, Any]], prompt: str) -> float | None:
     """Mean ms that tests/support/scripted_server.py spends validating each request of a run like this one
     (why the benchmark serves with bench/common.py instead); None if jsonschema is not installed."""
     try:
         from tests.support.scripted_server import find_problem
     except ImportError:
         return None
-    system = {"role": "system", "content": BASE_SYSTEM_PROMPT}
+    system = {"role": "system", "content": prompt}
     requests = len(transcript) // 2  # user, (assistant, tool) * (N - 1), answer: N requests
     bodies = [
         {
@@ -163,7 +163,7 @@ def main(workspace: Path) -> int:
 
             def run() -> None:
                 with client:
-                    bare_loop(client, f"bench-steps-{steps}", tools)
+                    bare_loop(client, f"bench-steps-{steps}", tools, agent_system_prompt(workspace))
 
             return run
 
@@ -199,7 +199,7 @@ def main(workspace: Path) -> int:
                 ]
             )
             sizes = [entry["bytes"] for entry in server.log()]
-            validation = validation_ms(transcripts.pop(), tools)
+            validation = validation_ms(transcripts.pop(), tools, agent_system_prompt(workspace))
             if validation is not None:
                 checks.append([f"{steps} steps", f"{sizes[-1] / 1024:.1f}", f"{validation:.2f}", f"{bare_ms:.2f}"])
 

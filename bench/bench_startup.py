@@ -30,6 +30,7 @@ from common import (
     ANSWER,
     BenchServer,
     agent_command,
+    agent_system_prompt,
     clean_env,
     environment_line,
     median,
@@ -208,10 +209,9 @@ def main(work: Path) -> int:
         import_rows.append(['agent ask "q" --output plain', *("yes" if loaded[n] else "no" for n in HEAVY)])
         server.log()
         # The bare script sends the agent's own first request (same messages, tools, tool_choice).
-        from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
         from agentcli.tools.builtin import builtin_tools
 
-        messages = [{"role": "system", "content": BASE_SYSTEM_PROMPT}, {"role": "user", "content": QUESTION}]
+        messages = [{"role": "system", "content": agent_system_prompt(work)}, {"role": "user", "content": QUESTION}]
         tools = builtin_tools(work).openai_tools()
         script = work / "bare_ask.py"
         script.write_text(BARE_SCRIPT.format(messages=repr(messages), tools=repr(tools)), encoding="utf-8")

@@ -45,6 +45,15 @@ ARGS_PIECE = 8
 # -- the server ------------------------------------------------------------------------------------------
 
 
+def agent_system_prompt(workspace: Path) -> str:
+    """The system prompt an agent run in `workspace` sends (base, AGENTS.md, environment): the bare loops send
+    the same, so the requests of both sides stay identical."""
+    from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+    from agentcli.engine.instructions import system_prompt
+
+    return system_prompt(BASE_SYSTEM_PROMPT, workspace)
+
+
 def decide(body: dict[str, Any]) -> tuple[str | None, list[dict[str, str]]]:
     """(text, tool calls) for a request: see the module docstring."""
     match = STEPS_MODEL.match(str(body.get("model", "")))
