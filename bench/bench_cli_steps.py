@@ -54,7 +54,7 @@ BARE = "bare openai loop"
 
 # The bare loop as a whole process: the agent's system prompt, question and tools, streamed, tool calls
 # reassembled by index and run by the same calculator function, the assistant message written as the agent
-# writes it (no `content` key when the model said nothing).
+# writes it (`"content": ""` when the model said nothing).
 BARE_SCRIPT = """
 import json, os, sys
 import openai
@@ -84,7 +84,7 @@ while True:
         print("".join(text))
         break
     ordered = [calls[index] for index in sorted(calls)]
-    assistant = {{"role": "assistant", "content": "".join(text)}} if text else {{"role": "assistant"}}
+    assistant = {{"role": "assistant", "content": "".join(text)}}
     assistant["tool_calls"] = [
         {{"id": c["id"], "type": "function", "function": {{"name": c["name"], "arguments": c["arguments"]}}}}
         for c in ordered

@@ -67,7 +67,7 @@ def bare_loop(client: openai.OpenAI, model: str, tools: list[dict[str, Any]], sy
         if not calls:
             return "".join(text)
         ordered = [calls[index] for index in sorted(calls)]
-        said = {"content": "".join(text)} if text else {}  # no text: no `content` key, as the agent sends
+        said = {"content": "".join(text)}  # no text: "", as the agent sends (never null, never no key)
         messages.append(
             {
                 "role": "assistant",

@@ -158,7 +158,7 @@ def test_tool_round_trip_validates_and_ids_keep_counting(
     messages: list[dict[str, Any]] = [USER]
     for _ in range(2):
         message = ask(openai_client, messages).choices[0].message
-        messages.append(message.model_dump(exclude_none=True, exclude={"annotations", "refusal"}))
+        messages.append({"content": "", **message.model_dump(exclude_none=True, exclude={"annotations", "refusal"})})
         messages += [{"role": "tool", "tool_call_id": c.id, "content": "result"} for c in message.tool_calls]
 
     assert ask(openai_client, messages).choices[0].message.content == "done"
@@ -180,7 +180,7 @@ def test_schema_invalid_request_is_a_400_and_a_violation(
 
 
 CALL = {"id": "call_1", "type": "function", "function": {"name": "calculator", "arguments": "{}"}}
-ASKS = {"role": "assistant", "tool_calls": [CALL]}
+ASKS = {"role": "assistant", "content": "", "tool_calls": [CALL]}
 
 
 @pytest.mark.parametrize(
@@ -229,7 +229,7 @@ def test_a_null_content_beside_tool_calls_gets_llama_cpp_pythons_500(
     assert error["message"].startswith("7 validation errors:\n")
     assert "'loc': ('body', 'messages', 1, 'ChatCompletionRequestAssistantMessage', 'content')" in error["message"]
     assert scripted_server.violations == [
-        "request #1: $.messages[1].content is null: llama-cpp-python refuses that (a 500); leave the key out"
+        'request #1: $.messages[1].content is null: llama-cpp-python refuses that (a 500); send ""'
     ]
 
 

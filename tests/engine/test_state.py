@@ -46,8 +46,8 @@ def test_a_well_paired_conversation_passes() -> None:
     conv.add_tool_result("b", "2")
     conv.add_assistant("done")
     check_pairing(conv.messages)
-    # No text: no `content` key at all; llama-cpp-python refuses null, and no server refuses absence.
-    assert "content" not in conv.messages[1]
+    # No text: "" (llama-cpp-python refuses null, and its chat template a missing key).
+    assert conv.messages[1]["content"] == ""
 
 
 @pytest.mark.parametrize(

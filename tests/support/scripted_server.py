@@ -7,8 +7,8 @@ receives. Every request is recorded and validated: the Chat Completions request 
 `expect_violations` is set).
 
 Where real servers are stricter than the schema, the server is as strict as the strictest: an assistant message
-with `"content": null` (OpenAI accepts it; llama-cpp-python's request type allows a string or no key) gets the
-500 and the pydantic dump that llama-cpp-python answers, without any header that says "do not retry".
+with `"content": null` (OpenAI accepts it) gets the 500 and the pydantic dump that llama-cpp-python answers, and
+one with no `content` key the 500 its chat template raises, without any header that says "do not retry".
 
     with ScriptedServer([tool_calls(("read_file", {"path": "a.txt"})), text("done")]) as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="test-key")
@@ -363,6 +363,9 @@ class ScriptedServer:
             if index is not None:
                 self._violation(f"request #{number}: {problem}")
                 return _Answer(llama_cpp_validation_error(index, body["messages"][index]), None, number)
+            if problem.endswith(MISSING_CONTENT):
+                self._violation(f"request #{number}: {problem}")
+                return _Answer(llama_cpp_template_error(), None, number)
             return _Answer(self._refuse(400, f"request #{number}: {problem}"), None, number)
         return _Answer(self._scripted(body, number), body, number)
 
@@ -447,10 +450,37 @@ def find_problem(body: Any) -> str | None:
     index = _null_content(body["messages"])
     if index is not None:
         return f"$.messages[{index}]{NULL_CONTENT}"
-    return _pairing_problem(body["messages"])
+    pairing = _pairing_problem(body["messages"])
+    if pairing is not None:
+        return pairing
+    index = _missing_content(body["messages"])
+    return None if index is None else f"$.messages[{index}]{MISSING_CONTENT}"
 
 
-NULL_CONTENT = ".content is null: llama-cpp-python refuses that (a 500); leave the key out"
+NULL_CONTENT = '.content is null: llama-cpp-python refuses that (a 500); send ""'
+MISSING_CONTENT = '.content is missing: llama-cpp-python\'s chat template refuses that (a 500); send ""'
+
+
+def _missing_content(messages: list[Request]) -> int | None:
+    """The index of the first assistant message with no `content` key, or None."""
+    for i, message in enumerate(messages):
+        if message["role"] == "assistant" and "content" not in message:
+            return i
+    return None
+
+
+def llama_cpp_template_error() -> Reply:
+    """The 500 llama-cpp-python 0.3.36 (chatml-function-calling) answers for an assistant message without a
+    `content` key: its Jinja template reads `message.content`."""
+    body = {
+        "error": {
+            "message": "'dict object' has no attribute 'content'",
+            "type": "internal_server_error",
+            "param": None,
+            "code": None,
+        }
+    }
+    return Reply(status=500, body=json.dumps(body).encode())
 
 
 def _null_content(messages: list[Request]) -> int | None:

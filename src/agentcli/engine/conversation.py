@@ -109,10 +109,9 @@ class Conversation:
         self._append({"role": "user", "content": content})
 
     def add_assistant(self, content: str, tool_calls: Sequence[ToolCall] = ()) -> None:
-        message: Message = {"role": "assistant"}
-        # A message with calls and no text has no `content` key: some servers refuse `null`, none refuse absence.
-        if content or not tool_calls:
-            message["content"] = content
+        # Always a string, "" when the model said nothing beside its calls: llama-cpp-python refuses `null`
+        # (a validation error) and a missing key (its chat template reads it); every server takes "".
+        message: Message = {"role": "assistant", "content": content}
         if tool_calls:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
