@@ -19,25 +19,7 @@ from agentcli.adapters.text_protocol import TextAdapter
 from agentcli.errors import FormatError
 from agentcli.llm.types import Completion, Message, ToolCall
 from agentcli.tools.core.registry import ToolRegistry
-
-
-def read_file(path: str, offset: int = 0) -> str:
-    """Read a file."""
-    return path
-
-
-def calculator(expr: str) -> str:
-    """Evaluate arithmetic."""
-    return expr
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-TOOLS = ToolRegistry([read_file, calculator, add])
-TOO_LONG = "7" * 4301  # one digit past CPython's limit for int(str) (sys.get_int_max_str_digits)
+from tests.adapters.sample_tools import TOO_LONG, TOOLS
 
 
 def call(text: str) -> tuple[str, str, object]:

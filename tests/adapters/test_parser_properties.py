@@ -22,25 +22,8 @@ from agentcli.adapters.json_parser import parse_json_reply
 from agentcli.adapters.react_parser import parse_react
 from agentcli.errors import FormatError
 from agentcli.tools.core.registry import ToolRegistry
+from tests.adapters.sample_tools import TOO_LONG, TOOLS
 
-
-def read_file(path: str, offset: int = 0) -> str:
-    """Read a file."""
-    return path
-
-
-def calculator(expr: str) -> str:
-    """Evaluate arithmetic."""
-    return expr
-
-
-def add(a: int, b: int) -> int:
-    """Add two integers."""
-    return a + b
-
-
-TOOLS = ToolRegistry([read_file, calculator, add])
-TOO_LONG = "7" * 4301  # one digit past CPython's limit for int(str) (sys.get_int_max_str_digits)
 MARKER = "ZQX-FAKE"
 
 VALUES = st.recursive(

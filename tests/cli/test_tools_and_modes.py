@@ -8,6 +8,7 @@ import pytest
 
 from tests.cli.conftest import Invoke, cli_env
 from tests.engine.test_modes import REACT_STEPS, TASK, no_tools_server
+from tests.support.agents import BUILTIN_NAMES
 from tests.support.scripted_server import ScriptedServer
 
 
@@ -16,15 +17,7 @@ def test_tools_list_json_is_the_exact_tools_array(invoke: Invoke) -> None:
     assert done.exit_code == 0, done.stderr
     tools = json.loads(done.stdout)
     by_name = {tool["function"]["name"]: tool["function"] for tool in tools}
-    assert list(by_name) == [
-        "read_file",
-        "list_files",
-        "search_text",
-        "edit_file",
-        "write_file",
-        "calculator",
-        "update_plan",
-    ]
+    assert list(by_name) == BUILTIN_NAMES
     read_file = by_name["read_file"]["parameters"]
     assert read_file["required"] == ["path"]
     assert read_file["properties"]["offset"]["minimum"] == 0

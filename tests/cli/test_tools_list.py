@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
+from tests.support.agents import BUILTIN_NAMES
 
 
 @pytest.fixture
@@ -37,7 +38,7 @@ def test_piped_it_prints_a_plain_table_of_the_four_tools(runner: CliRunner) -> N
     assert done.exit_code == 0, done.output
     assert "\x1b[" not in done.output and "┃" not in done.output  # no Rich table off a terminal
     names = [line.split(":")[0] for line in done.output.splitlines() if line and not line.startswith(" ")]
-    assert names == ["read_file", "list_files", "search_text", "edit_file", "write_file", "calculator", "update_plan"]
+    assert names == BUILTIN_NAMES
     assert "    pattern: string, required" in done.output
     assert "    limit: integer, default 200, 1..1000" in done.output
 
@@ -45,4 +46,4 @@ def test_piped_it_prints_a_plain_table_of_the_four_tools(runner: CliRunner) -> N
 def test_json_is_the_tools_array_with_the_four_tools(runner: CliRunner) -> None:
     done = runner.invoke(app, ["tools", "list", "--json"])
     names = [tool["function"]["name"] for tool in json.loads(done.output)]
-    assert names == ["read_file", "list_files", "search_text", "edit_file", "write_file", "calculator", "update_plan"]
+    assert names == BUILTIN_NAMES

@@ -11,6 +11,7 @@ from pathlib import Path
 from agentcli.tools import builtin_schemas
 from agentcli.tools.builtin import builtin_functions, builtin_list, builtin_tools
 from agentcli.tools.core.registry import Tool, ToolRegistry
+from tests.support.agents import BUILTIN_NAMES
 
 SCHEMAS_FILE = Path(builtin_schemas.__file__)
 
@@ -56,13 +57,7 @@ def test_the_registry_sends_the_pinned_schemas_and_runs_the_real_functions(tmp_p
     (tmp_path / "notes.txt").write_text("6\n7\n")
     tools = builtin_tools(tmp_path)
     assert [tool.name for tool in tools] == [
-        "read_file",
-        "list_files",
-        "search_text",
-        "edit_file",
-        "write_file",
-        "calculator",
-        "update_plan",
+        *BUILTIN_NAMES,
     ]
     assert tools.call("list_files", {}).content == "notes.txt"
     assert tools.call("search_text", {"pattern": "7"}).content == "notes.txt:2: 7"

@@ -16,6 +16,7 @@ from agentcli.engine.policy import Decision
 from agentcli.events import CallDenied, ToolReturned
 from agentcli.tools.core.loading import load_tools
 from agentcli.tools.core.registry import Tool
+from tests.support.agents import BUILTIN_NAMES
 from tests.support.scripted_server import Reply, ScriptedServer, json_reply, text, tool_calls
 
 SAMPLE = Path(__file__).with_name("user_tools") / "sample.py"
@@ -92,13 +93,7 @@ def test_a_user_tool_file_works_in_every_mode(
     if mode == "native":
         names = [tool["function"]["name"] for tool in scripted_server.requests[0]["tools"]]
         assert names == [
-            "read_file",
-            "list_files",
-            "search_text",
-            "edit_file",
-            "write_file",
-            "calculator",
-            "update_plan",
+            *BUILTIN_NAMES,
             "word_count",
             "describe",
             "midpoint",
@@ -161,13 +156,7 @@ def test_tools_add_to_the_builtins_unless_they_are_dropped(make_agent: MakeAgent
         return "pong"
 
     assert [t.name for t in make_agent(tools=[ping]).tools] == [
-        "read_file",
-        "list_files",
-        "search_text",
-        "edit_file",
-        "write_file",
-        "calculator",
-        "update_plan",
+        *BUILTIN_NAMES,
         "ping",
     ]
     assert [t.name for t in make_agent(tools=[ping], builtins=False).tools] == ["ping"]
