@@ -84,6 +84,9 @@ def test_rm_deletes_and_unknown_or_ambiguous_ids_are_usage_errors(scripted_serve
     for command in (("sessions", "rm", first), ("sessions", "show", "zz"), ("resume", first)):
         done = agent(*command)
         assert done.exit_code == 2 and "no session" in done.stderr, command
+    refused = agent("sessions", "rm", second, "ffffffff")  # one unknown id: none is removed
+    assert refused.exit_code == 2 and "nothing was removed" in refused.stderr
+    assert agent("sessions", "rm", second, second).exit_code == 0 and listed(agent) == []
 
 
 def test_continue_and_session_go_on_in_a_saved_memory(scripted_server: ScriptedServer, agent: Any) -> None:

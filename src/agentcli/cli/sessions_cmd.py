@@ -74,17 +74,22 @@ def _tell_damage(store: Store | None) -> None:
 
 @sessions_app.command("rm")
 @guarded
-def remove(session_id: SessionId) -> None:
-    """Delete a saved session."""
+def remove(
+    session_ids: Annotated[
+        list[str], typer.Argument(help="Session ids, or unique prefixes of them.", show_default=False, metavar="ID...")
+    ],
+) -> None:
+    """Delete saved sessions; every id is checked before any is deleted."""
     from agentcli.store.db import UnknownSession
 
     store = _store_or_exit()
     try:
-        found = store.resolve(session_id)
+        found = list(dict.fromkeys(store.resolve(session_id) for session_id in session_ids))
     except UnknownSession as exc:
-        raise fail(f"error: {exc}", EXIT_USAGE) from None
-    store.delete(found)
-    sys.stderr.write(f"removed session {found}\n")
+        raise fail(f"error: {exc}; nothing was removed", EXIT_USAGE) from None
+    for session_id in found:
+        store.delete(session_id)
+        sys.stderr.write(f"removed session {session_id}\n")
 
 
 def _existing_store() -> Store | None:
