@@ -25,6 +25,8 @@ HELP = """Commands:
   /help    this text
   /tools   the tools the model can call
   /reset   forget the conversation so far
+  /context how full the model's context window is
+  /compact send the conversation compacted from the next question on (the session keeps it all)
   /exit    leave (Ctrl-D does too)
 Anything else is a question. Ctrl-C cancels the current answer, not the session."""
 
@@ -119,6 +121,8 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
         elif text == "/reset":
             agent.reset()
             say("conversation cleared\n")
+        elif text in ("/context", "/compact"):
+            say(_context(agent, compact=text == "/compact") + "\n")
         elif text == "/tools":
             say("".join(f"  {tool.name}: {tool.description}\n" for tool in agent.tools))
         elif text.startswith("/"):
@@ -139,3 +143,17 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
                 if os.environ.get("AGENTCLI_DEBUG") == "1":
                     raise
                 say(f"internal error: {type(exc).__name__}: {exc} (the session goes on)\n")
+
+
+def _context(agent: Agent, *, compact: bool) -> str:
+    """How much of the window the next request takes (estimated), and with /compact, what compacting leaves."""
+    session, engine = agent.session, agent.engine
+    turn_start = session.conversation.next_id  # a next question would start here
+    now = engine.fitted(session, session.mode, turn_start)
+    window = engine.context_window
+    line = f"context: ~{now.tokens_before:,} of {window:,} tokens ({100 * now.tokens_before / window:.0f} %)"
+    if not compact:
+        return line + (f"; the next request is compacted to ~{now.tokens_after:,}" if now.how else "")
+    forced = engine.fitted(session, session.mode, turn_start, force=True)
+    session.compact_next = True
+    return f"{line}; compacted to ~{forced.tokens_after:,} from the next question on (the session keeps everything)"

@@ -11,7 +11,7 @@ from collections.abc import Callable, Generator, Iterator
 from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-from agentcli.engine.context import DEFAULT_WINDOW, calibrated, fit
+from agentcli.engine.context import DEFAULT_WINDOW, Fitted, calibrated, fit
 from agentcli.engine.conversation import check_pairing
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
 from agentcli.engine.policy import BeforeCall, Deny, PendingCall, approved_only
@@ -118,6 +118,28 @@ class Engine:
             run.answer, status, run.usage, run.step, elapsed, run.verified, run.unverified, session.id or ""
         )
 
+    def fitted(
+        self,
+        session: Session,
+        mode: ModeName,
+        turn_start: int,
+        offered: ToolRegistry | None = None,
+        *,
+        force: bool = False,
+    ) -> Fitted:
+        """What the next request of `session` sends of its log, made to fit the context window (chat's
+        /context and /compact ask it too)."""
+        adapter, tools = self.adapter(mode), offered or self.tools
+        system_prompt = adapter.system_prompt(self.base_prompt, tools)
+        return fit(
+            session.view(),
+            lambda view: adapter.build_request(system_prompt, view, tools),
+            window=self.context_window,
+            chars_per_token=session.chars_per_token,
+            turn_start=turn_start,
+            force=force or session.compact_next,
+        )
+
     def adapter(self, mode: ModeName) -> Adapter:
         """The adapter of a mode, made once per engine."""
         if mode not in self._adapters:
@@ -134,14 +156,8 @@ class Engine:
         adapter = self.adapter(run.mode)
         offered = self.tools.reading() if run.planning else self.tools
         system_prompt = adapter.system_prompt(self.base_prompt, offered)
-        fitted = fit(
-            session.view(),
-            lambda view: adapter.build_request(system_prompt, view, offered),
-            window=self.context_window,
-            chars_per_token=session.chars_per_token,
-            turn_start=run.start,
-            force=run.context_retries > 0,
-        )
+        fitted = self.fitted(session, run.mode, run.start, offered, force=run.context_retries > 0)
+        session.compact_next = False
         if fitted.how:
             yield Compacted(run.step, fitted.tokens_before, fitted.tokens_after, self.context_window, fitted.how)
         check_pairing(fitted.view.messages)

@@ -29,6 +29,8 @@ class Session:
     """The session's id in the store, once it has been saved."""
     chars_per_token: float = CHARS_PER_TOKEN
     """Request bytes per token, as the server's reported usage shows (the context window is counted in it)."""
+    compact_next: bool = False
+    """The next request is sent compacted as far as it goes (chat's /compact), whatever its size."""
 
     def begin(self, question: str) -> RunState:
         """Start a run: its question joins the conversation, and the run the session's list."""

@@ -1,0 +1,27 @@
+"""chat's /context and /compact: how full the window is, and the conversation sent compacted from then on."""
+
+from __future__ import annotations
+
+from tests.cli.conftest import Invoke, cli_env
+from tests.support.scripted_server import ScriptedServer, text, tool_calls
+
+
+def test_context_says_how_full_and_compact_compacts_the_next_request(
+    scripted_server: ScriptedServer, invoke: Invoke
+) -> None:
+    scripted_server.script = [
+        tool_calls(("calculator", {"expr": "2**10"})),
+        text("1024"),
+        tool_calls(("calculator", {"expr": "2**11"})),
+        text("2048"),
+        text("done"),
+    ]
+    lines = "2 to the 10th?\n2 to the 11th?\n/context\n/compact\nand now?\n/exit\n"
+    done = invoke("chat", "--no-judge", "--no-save", "--output", "plain", input=lines,
+                  env=cli_env(scripted_server, LLM_CONTEXT_WINDOW="8192"))  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert "context: ~" in done.stderr and "of 8,192 tokens" in done.stderr
+    assert "compacted to ~" in done.stderr and "== compacted:" in done.stderr
+    sent = scripted_server.requests[-1]["messages"]
+    assert [m["content"] for m in sent if m["role"] == "user"][-1] == "and now?"
+    assert all(m["role"] != "tool" for m in sent)  # earlier turns' calls and results left out of what is sent
