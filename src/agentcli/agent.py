@@ -71,8 +71,8 @@ class Recorder(Protocol):
 class Run:
     """One question in progress: iterate it for its events; `interrupt()` ends it early and forgets it.
 
-    A run that does not reach its final event (interrupted, or its iterator closed early) leaves no trace in
-    the session: its messages and its RunState are taken back.
+    A run that does not reach its final event (interrupted, or its iterator closed early) is withdrawn: its
+    messages stay in the session's log and leave what later requests send (and what the judge sees).
     """
 
     def __init__(self, engine: Engine, session: Session, state: RunState, recorder: Recorder | None = None) -> None:
