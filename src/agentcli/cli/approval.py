@@ -79,7 +79,7 @@ class Approval:
                 f"(y: yes · a: yes to {visible(tool_name(call.name), one_line=True)} for the rest of the session · "
                 "n or Enter: no · anything else: no, and the model is told it as your reason)\n"
             )
-        _discard_typed_ahead(stdin)
+        discard_typed_ahead(stdin)
         what = f"{visible(tool_name(call.name), one_line=True)} (the change above)" if preview else shown(call)
         stderr.write(f"Allow {what}? [y/N/a] ")
         stderr.flush()
@@ -136,7 +136,7 @@ def shown(call: PendingCall) -> str:
     return visible(f"{tool_name(call.name)}({arguments_shown(inner)})", one_line=True)
 
 
-def _discard_typed_ahead(stdin: IO[str]) -> None:
+def discard_typed_ahead(stdin: IO[str]) -> None:
     """Throw away input typed before the prompt appeared, on a real terminal (elsewhere there is nothing to do)."""
     try:
         import termios  # POSIX only

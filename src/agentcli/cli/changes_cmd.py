@@ -56,6 +56,7 @@ def undo(
     from agentcli.store.lease import this_process
     from agentcli.store.undo import undo as revert
     from agentcli.store.undo import undo_plan
+    from agentcli.text import visible
 
     store, session, root = _load(session_id)
     root = workspace or root
@@ -72,7 +73,7 @@ def undo(
             raise fail("not undone: nothing was changed (--yes reverts without asking)", EXIT_NO_ANSWER)
         outcomes = revert(plan, root, force=force)
         for item, outcome in outcomes:
-            sys.stderr.write(f"{item.path}: {outcome}\n")
+            sys.stderr.write(visible(f"{item.path}: {outcome}", one_line=True) + "\n")  # a path is anyone's text
         done = all(outcome in ("reverted", "removed") for _, outcome in outcomes)
         if any(outcome in ("reverted", "removed") for _, outcome in outcomes):
             plan.run.undone = True
@@ -101,6 +102,9 @@ def _confirmed() -> bool:
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         sys.stderr.write("(no terminal to ask on: shown only)\n")
         return False
+    from agentcli.cli.approval import discard_typed_ahead
+
+    discard_typed_ahead(sys.stdin)  # a `y` typed before the question was meant for something else
     sys.stderr.write("Undo these changes? [y/N] ")
     sys.stderr.flush()
     try:
