@@ -78,9 +78,3 @@ class SessionLedger:
     def changes(self) -> list[FileRecord]:
         """Every change recorded in the session, in order."""
         return [record for record in self._session().conversation.records if record.is_change]
-
-
-def _digest(content: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(content).hexdigest()
