@@ -57,7 +57,7 @@ class SessionLedger:
     def record(self, change: Change, call_id: str = "") -> None:
         session = self._session()
         record = session.conversation.add_record(
-            call_id, change.path, _digest(change.after), change.before, change.after
+            call_id, change.path, digest(change.after), change.before, change.after
         )
         if self._on_change is not None:
             self._on_change(session, record)
