@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from agentcli.engine.conversation import FileRecord
 from agentcli.engine.session import Session
 from agentcli.engine.state import PlanStep
+from agentcli.tools.files.ledger import digest
 
 if TYPE_CHECKING:
     from agentcli.tools.files.ledger import Change
