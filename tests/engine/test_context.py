@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentcli.adapters.base import View
-from agentcli.engine.context import DEFAULT_WINDOW, NOTE, calibrated, fit, window_of
+from agentcli.engine.context import DEFAULT_WINDOW, NOTE, calibrated, fit, request_bytes, window_of
 from agentcli.engine.conversation import check_pairing
 from agentcli.events import Compacted
 from agentcli.llm.scripted import ScriptedClient, text, tool_calls
@@ -63,8 +63,8 @@ def test_a_small_fit_changes_nothing_and_usage_calibrates_the_estimate() -> None
     messages = conversation(1, 10)
     fitted = fit(View(messages, range(4)), build, window=DEFAULT_WINDOW, chars_per_token=4.0, turn_start=0)
     assert fitted.how == "" and list(fitted.view.messages) == messages
-    request = build(View(messages, range(4)))
-    assert calibrated(4.0, request, 100) > 1.0 and calibrated(4.0, request, 0) == 4.0
+    size = request_bytes(build(View(messages, range(4))))
+    assert calibrated(4.0, size, 100) > 1.0 and calibrated(4.0, size, 0) == 4.0
 
 
 def test_a_long_chat_in_a_small_window_keeps_going_and_the_log_keeps_everything(

@@ -70,9 +70,12 @@ def request_bytes(request: ChatRequest) -> int:
 
 @dataclass(frozen=True)
 class Fitted:
-    """A view made to fit, and what it took."""
+    """A view made to fit, the request that sends it, and what it took."""
 
     view: View
+    request: ChatRequest
+    size: int
+    """The request's UTF-8 bytes (what the estimate divides, and what reported usage calibrates)."""
     tokens_before: int
     tokens_after: int
     how: str
@@ -91,29 +94,33 @@ def fit(
     """`view` as it fits under COMPACT_AT of `window` (or compacted as far as it goes, when `force`).
     `turn_start` is the log id of the current run's question: nothing from it on but old tool results is cut."""
     limit = window * COMPACT_AT
-    before = _tokens(build(view), chars_per_token)
+
+    def sized(candidate: View) -> tuple[ChatRequest, int, int]:
+        request = build(candidate)
+        size = request_bytes(request)
+        return request, size, int(size / chars_per_token) + 1
+
+    request, size, before = sized(view)
     if before <= limit and not force:
-        return Fitted(view, before, before, "")
-    stubbed = _stub_old_results(view, turn_start, keep=int(window * chars_per_token * LATEST_SHARE) if force else None)
-    after = _tokens(build(stubbed), chars_per_token)
+        return Fitted(view, request, size, before, before, "")
+    stubbed = _stub_old_results(view, keep=int(window * chars_per_token * LATEST_SHARE) if force else None)
+    request, size, after = sized(stubbed)
     if after <= limit and not force:
-        return Fitted(stubbed, before, after, "stubs")
+        return Fitted(stubbed, request, size, before, after, "stubs")
     shorter = _drop_earlier_turns(stubbed, turn_start)
-    return Fitted(shorter, before, _tokens(build(shorter), chars_per_token), "stubs and earlier turns")
+    request, size, after = sized(shorter)
+    return Fitted(shorter, request, size, before, after, "stubs and earlier turns")
 
 
-def calibrated(chars_per_token: float, request: ChatRequest, prompt_tokens: int) -> float:
-    """The ratio a reply's reported `prompt_tokens` shows, kept within sane bounds (a server may miscount)."""
+def calibrated(chars_per_token: float, request_size: int, prompt_tokens: int) -> float:
+    """The ratio a reply's reported `prompt_tokens` shows for a request of `request_size` bytes, kept within
+    sane bounds (a server may miscount)."""
     if prompt_tokens <= 0:
         return chars_per_token
-    return min(max(request_bytes(request) / prompt_tokens, 1.0), 8.0)
+    return min(max(request_size / prompt_tokens, 1.0), 8.0)
 
 
-def _tokens(request: ChatRequest, chars_per_token: float) -> int:
-    return int(request_bytes(request) / chars_per_token) + 1
-
-
-def _stub_old_results(view: View, turn_start: int, keep: int | None = None) -> View:
+def _stub_old_results(view: View, keep: int | None = None) -> View:
     """Every tool result before the newest assistant turn of the view becomes a one-line stub; with `keep`
     (the server said the context is full), the newest results are cut to that many characters too."""
     last_calls = max((i for i, m in enumerate(view.messages) if m.get("tool_calls")), default=-1)
@@ -165,8 +172,6 @@ def _calls_by_id(messages: Sequence[Message]) -> dict[str, dict[str, str]]:
 
 
 def _stub(call: dict[str, str] | None, content: str) -> str:
-    if content.startswith("[left out to fit the context window"):
-        return content
     what = "this tool call" if call is None else f"{call['name']} {_short(call['arguments'])}"
     return (
         f"[left out to fit the context window: the result of {what}, {len(content):,} characters; "

@@ -75,7 +75,3 @@ class SessionLedger:
         from agentcli.tools.files.ledger import Change
 
         return Change(found.path, found.before, found.after, file_diff(found.path, found.before, found.after))
-
-    def changes(self) -> list[FileRecord]:
-        """Every change recorded in the session, in order."""
-        return [record for record in self._session().conversation.records if record.is_change]

@@ -155,13 +155,12 @@ class Engine:
         conversation = session.conversation
         adapter = self.adapter(run.mode)
         offered = self.tools.reading() if run.planning else self.tools
-        system_prompt = adapter.system_prompt(self.base_prompt, offered)
         fitted = self.fitted(session, run.mode, run.start, offered, force=run.context_retries > 0)
         session.compact_next = False
         if fitted.how:
             yield Compacted(run.step, fitted.tokens_before, fitted.tokens_after, self.context_window, fitted.how)
         check_pairing(fitted.view.messages)
-        request = adapter.build_request(system_prompt, fitted.view, offered)
+        request = fitted.request
         try:
             completion = yield from self._reply(run, request)
         except ContextLengthError as exc:
@@ -195,7 +194,7 @@ class Engine:
         except LLMError as exc:
             return run.fail(str(exc))
         yield from self._count(run, completion.usage)
-        session.chars_per_token = calibrated(session.chars_per_token, request, completion.usage.prompt_tokens)
+        session.chars_per_token = calibrated(session.chars_per_token, fitted.size, completion.usage.prompt_tokens)
         taken = conversation.call_ids()
         try:
             turn = adapter.decode(completion, len(taken))
