@@ -49,9 +49,6 @@ TRANSITIONS: dict[State, frozenset[State]] = {
 TERMINAL = frozenset({State.FINISHED, State.FAILED})
 
 
-PLAN_STATUSES = ("pending", "in_progress", "completed")
-
-
 @dataclass(frozen=True)
 class PlanStep:
     """One step of the model's plan (update_plan) and where it stands: pending, in_progress or completed."""

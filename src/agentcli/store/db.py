@@ -194,17 +194,13 @@ class Store:
     def add_records(self, session_id: str, owner: str, records: list[FileRecord]) -> None:
         """Save file records at once (a change, before it is applied); StoreError when the lease was lost."""
         with self._transaction() as db:
-            owned = db.execute("SELECT 1 FROM sessions WHERE id = ? AND owner IS ?", (session_id, owner)).fetchall()
-            if not owned:
-                raise StoreError(f"session {session_id} is being run by another agentcli process now; not saved")
+            _require_owner(db, session_id, owner)
             _add_records(db, session_id, records)
 
     def save_run(self, session_id: str, owner: str, run: RunState, status: str) -> None:
         """Write one run's state again (undo marks a run undone), under the lease."""
         with self._transaction() as db:
-            owned = db.execute("SELECT 1 FROM sessions WHERE id = ? AND owner IS ?", (session_id, owner)).fetchall()
-            if not owned:
-                raise StoreError(f"session {session_id} is being run by another agentcli process now; not saved")
+            _require_owner(db, session_id, owner)
             db.execute(
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (session_id, run.number, status, state_json(run))
             )
@@ -212,11 +208,11 @@ class Store:
     def mark(self, session_id: str, owner: str, number: int, status: str, updated: str, events: str) -> None:
         """Set the status of a run that stopped without finishing, and add its last events."""
         with self._transaction() as db:
-            db.execute(
+            marked = db.execute(
                 "UPDATE sessions SET status = ?, updated = ? WHERE id = ? AND owner IS ?",
                 (status, updated, session_id, owner),
             )
-            if db.execute("SELECT changes()").fetchone()[0] != 1:
+            if marked.rowcount != 1:
                 return  # taken over since: the new owner's record stands
             db.execute("UPDATE runs SET status = ? WHERE session_id = ? AND number = ?", (status, session_id, number))
             _add_events(db, session_id, number, events)
@@ -366,6 +362,12 @@ class Store:
             return self._db.execute(sql, parameters).fetchall()
         except sqlite3.Error as exc:
             raise describe(exc, self.path) from None
+
+
+def _require_owner(db: sqlite3.Connection, session_id: str, owner: str) -> None:
+    """StoreError unless `owner` holds the session's lease (a save of a session taken over is refused)."""
+    if not db.execute("SELECT 1 FROM sessions WHERE id = ? AND owner IS ?", (session_id, owner)).fetchall():
+        raise StoreError(f"session {session_id} is being run by another agentcli process now; not saved")
 
 
 def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: str) -> None:
