@@ -136,6 +136,20 @@ def shown(call: PendingCall) -> str:
     return visible(f"{tool_name(call.name)}({arguments_shown(inner)})", one_line=True)
 
 
+def confirm(question: str) -> bool | None:
+    """Ask `question [y/N]` on the terminal, what was typed before it thrown away; None when there is no
+    terminal to ask on. Ctrl-C goes up as KeyboardInterrupt."""
+    if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):
+        return None
+    discard_typed_ahead(sys.stdin)  # a `y` typed before the question was meant for something else
+    sys.stderr.write(f"{question} [y/N] ")
+    sys.stderr.flush()
+    answer = sys.stdin.readline()
+    if not answer.endswith("\n"):  # end of input (Ctrl-D): no
+        sys.stderr.write("\n")
+    return answer.strip().lower() in YES
+
+
 def discard_typed_ahead(stdin: IO[str]) -> None:
     """Throw away input typed before the prompt appeared, on a real terminal (elsewhere there is nothing to do)."""
     try:

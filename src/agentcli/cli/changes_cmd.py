@@ -17,7 +17,7 @@ from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, gu
 
 if TYPE_CHECKING:
     from agentcli.engine.session import Session
-    from agentcli.store.db import Store
+    from agentcli.store.db import Saved, Store
 
 SessionRef = Annotated[
     str | None,
@@ -30,7 +30,7 @@ def diff(session_id: SessionRef = None) -> None:
     """Print the unified diff of every change the session's file tools applied, run by run."""
     from agentcli.store.undo import session_diff
 
-    store, session, _ = _load(session_id)
+    store, _, session = _load(session_id)
     store.close()
     text = session_diff(session)
     if not text:
@@ -58,8 +58,8 @@ def undo(
     from agentcli.store.undo import undo_plan
     from agentcli.text import visible
 
-    store, session, root = _load(session_id)
-    root = workspace or root
+    store, saved, session = _load(session_id)
+    root = workspace or Path(saved.summary.workspace)
     plan = undo_plan(session, root)
     if plan is None:
         raise fail(f"error: session {session.id} has no change left to undo", EXIT_USAGE)
@@ -77,41 +77,32 @@ def undo(
         done = all(outcome in ("reverted", "removed") for _, outcome in outcomes)
         if any(outcome in ("reverted", "removed") for _, outcome in outcomes):
             plan.run.undone = True
-            store.save_run(session.id, str(owner), plan.run, _status(store, session.id, plan.run.number))
+            store.save_run(session.id, str(owner), plan.run, saved.statuses[plan.run.number])
     finally:
         store.release(session.id, owner)
         store.close()
     raise typer.Exit(EXIT_ANSWER if done else EXIT_NO_ANSWER)
 
 
-def _load(reference: str | None) -> tuple[Store, Session, Path]:
+def _load(reference: str | None) -> tuple[Store, Saved, Session]:
     from agentcli.cli.saving import find_session, open_store
     from agentcli.store.loading import to_session
 
     store = open_store()
     saved = find_session(store, reference)
-    return store, to_session(saved, keep_last=True), Path(saved.summary.workspace)
-
-
-def _status(store: Store, session_id: str, number: int) -> str:
-    saved = store.load(session_id)
-    return saved.statuses[number]
+    return store, saved, to_session(saved, keep_last=True)
 
 
 def _confirmed() -> bool:
-    if not (sys.stdin.isatty() and sys.stderr.isatty()):
-        sys.stderr.write("(no terminal to ask on: shown only)\n")
-        return False
-    from agentcli.cli.approval import discard_typed_ahead
+    from agentcli.cli.approval import confirm
 
-    discard_typed_ahead(sys.stdin)  # a `y` typed before the question was meant for something else
-    sys.stderr.write("Undo these changes? [y/N] ")
-    sys.stderr.flush()
     try:
-        answer = sys.stdin.readline()
+        answer = confirm("Undo these changes?")
     except KeyboardInterrupt:
         raise fail("\ninterrupted: nothing was changed", 130) from None
-    return answer.strip().lower() in ("y", "yes")
+    if answer is None:
+        sys.stderr.write("(no terminal to ask on: shown only)\n")
+    return bool(answer)
 
 
 def _show(diff_text: str) -> None:

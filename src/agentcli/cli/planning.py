@@ -7,7 +7,6 @@ answer to that plan.
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, fail
@@ -26,23 +25,13 @@ WORK = "Carry out the plan you made for: {question}\nKeep the plan up to date wi
 
 def plan_then_work(agent: Agent, question: str, renderer: Renderer, *, yes: bool) -> RunFinished:
     """The planning run, the question, then the work; the RunFinished of the last run made."""
+    from agentcli.cli.approval import confirm
     from agentcli.cli.turn import finish
 
     planned = finish(agent.start(PLANNING.format(question=question), planning=True), renderer)
     steps = agent.session.runs[-1].plan
     if planned.answer is None or not steps:
         raise fail("error: the planning run ended without a plan (update_plan was never accepted)", EXIT_NO_ANSWER)
-    if not yes and not _start_confirmed():
+    if not yes and not confirm("Carry out this plan?"):
         raise fail("the plan is above; nothing was changed (--yes, or y on a terminal, carries it out)", EXIT_ANSWER)
     return finish(agent.start(WORK.format(question=question), plan=steps), renderer)
-
-
-def _start_confirmed() -> bool:
-    if not (sys.stdin.isatty() and sys.stderr.isatty()):
-        return False
-    sys.stderr.write("Carry out this plan? [y/N] ")
-    sys.stderr.flush()
-    answer = sys.stdin.readline()
-    if not answer.endswith("\n"):
-        sys.stderr.write("\n")
-    return answer.strip().lower() in ("y", "yes")
