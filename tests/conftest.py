@@ -46,14 +46,16 @@ CLEARED_PREFIXES = ("LLM_", "OPENAI_")
 
 @pytest.fixture(autouse=True)
 def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """No LLM_* / OPENAI_* variables, loopback never proxied, and a fresh empty cwd (so no .env is found)."""
+    """No LLM_* / OPENAI_* variables, loopback never proxied, a fresh empty cwd (no .env), no config file."""
     for name in list(os.environ):
         if name.upper().startswith(CLEARED_PREFIXES):
             monkeypatch.delenv(name)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
-    monkeypatch.setenv("AGENTCLI_HOME", str(tmp_path_factory.mktemp("home")))  # sessions: never the user's
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("AGENTCLI_HOME", str(home))  # sessions: never the user's
+    monkeypatch.setenv("AGENTCLI_CONFIG", str(home / "config.toml"))  # no config file unless a test writes one
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Settings: command-line flags, then the environment, then `.env` in the current directory.
+"""Settings: command-line flags, then the environment, then `.env` in the current directory, then the config file.
 
 Settings validate themselves, so `Settings(max_steps=0)` fails as surely as `--max-steps 0`. The one source of
 every default is the field list of `Settings`; the CLI's options show those defaults.
@@ -10,11 +10,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypedDict, TypeVar, Unpack
+from typing import TYPE_CHECKING, TypedDict, TypeVar, Unpack
 from urllib.parse import urlsplit
 
 from agentcli.errors import ConfigError
 from agentcli.modes import MODES, ModeName
+
+if TYPE_CHECKING:
+    from agentcli.config_file import ConfigFile
 
 MISSING_MODEL_MESSAGE = (
     "No model is configured. Set LLM_API_KEY, LLM_BASE_URL and LLM_MODEL_NAME in the environment or in a "
@@ -168,35 +171,62 @@ def load_settings(
     context_window: int | None = None,
     env_file: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    config: ConfigFile | None = None,
     **choices: Unpack[Choices],
 ) -> Settings:
-    """Build Settings from flags (the arguments) > environment > `.env` (no other source is read).
+    """Build Settings from flags (the arguments) > environment > `.env` > the config file > built-in defaults.
 
+    `config` is the configuration file's content (default: read from `config_file.config_path()`). A model name
+    that is one of its aliases stands for the alias's model, endpoint and key variable; only flags override those.
     A `.env` may name the endpoint only together with its key: a key from the environment or a flag is never
     sent to an endpoint that only `.env` names (a cloned repository could otherwise redirect it).
     """
+    from agentcli.config_file import load_config
+
     env = os.environ if environ is None else environ
     dotenv = _read_dotenv(env_file or Path.cwd() / ".env")
+    file = load_config() if config is None else config
 
-    def pick(flag: object, name: str) -> tuple[str, str]:
-        """The value and where it came from: "flag", "environment", ".env" or "" (nowhere)."""
-        for value, source in ((flag, "flag"), (env.get(name), "environment"), (dotenv.get(name), ".env")):
+    def pick(flag: object, name: str, configured: object = None) -> tuple[str, str]:
+        """The value and where it came from: "flag", "environment", ".env", "config" or "" (nowhere)."""
+        sources = ((flag, "flag"), (env.get(name), "environment"), (dotenv.get(name), ".env"), (configured, "config"))
+        for value, source in sources:
             if value is not None and str(value).strip():
                 return str(value).strip(), source
         return "", ""
 
-    url, url_from = pick(base_url, "LLM_BASE_URL")
+    name, _ = pick(model, "LLM_MODEL_NAME", file.model)
+    alias = file.alias(name)
+    key_variable = file.api_key_env
+    if alias is not None:
+        name = alias.model
+        key_variable = alias.api_key_env or key_variable
+    url, url_from = pick(base_url, "LLM_BASE_URL", file.base_url)
+    if alias is not None and alias.base_url and url_from != "flag":
+        url, url_from = alias.base_url, "config"
     key, key_from = pick(api_key, "LLM_API_KEY")
+    alias_names_key = alias is not None and alias.api_key_env is not None
+    if key_variable and key_from != "flag" and (alias_names_key or not key):
+        # an alias's key variable beats LLM_API_KEY, which belongs to another endpoint
+        key, key_from = pick(None, key_variable)
     if url_from == ".env" and key_from in ("flag", "environment"):
         raise ConfigError(_untrusted_endpoint(url, key_from))
+    defaults: Choices = {}
+    if file.mode is not None:
+        defaults["mode"] = file.mode
+    if file.judge is not None:
+        defaults["judge"] = file.judge
+    if file.max_steps is not None:
+        defaults["max_steps"] = file.max_steps
     chosen = Settings(
-        model=pick(model, "LLM_MODEL_NAME")[0],
+        model=name,
         base_url=url or None,
         api_key=Secret(key),
-        timeout=_number(pick(timeout, "LLM_TIMEOUT")[0], "LLM_TIMEOUT", float, Settings.timeout),
+        timeout=_number(pick(timeout, "LLM_TIMEOUT", file.timeout)[0], "LLM_TIMEOUT", float, Settings.timeout),
         max_retries=_number(pick(max_retries, "LLM_MAX_RETRIES")[0], "LLM_MAX_RETRIES", int, Settings.max_retries),
         stream=_switch(pick(stream, "LLM_STREAM")[0], "LLM_STREAM", Settings.stream),
-        context_window=_window(pick(context_window, "LLM_CONTEXT_WINDOW")[0]),
+        context_window=_window(pick(context_window, "LLM_CONTEXT_WINDOW", file.context_window)[0]),
+        **defaults,
     )
     return replace(chosen, **choices)
 

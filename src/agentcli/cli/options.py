@@ -24,12 +24,18 @@ if TYPE_CHECKING:
 
 OutputName = Literal["rich", "plain", "json"]
 
+MODE_HELP = (
+    "Protocol: native (OpenAI tools), react (text protocol), json (JSON replies), "
+    "auto (native; react for the rest of the session if the server rejects tools)."
+)
+ModeChoice = Annotated[ModeName, typer.Option("--mode", help=MODE_HELP)]
+"""--mode of the commands that build a prompt but run nothing (`tools list`, `prompt`): no config file applies."""
 Mode = Annotated[
-    ModeName,
+    ModeName | None,
     typer.Option(
         "--mode",
-        help="Protocol: native (OpenAI tools), react (text protocol), json (JSON replies), "
-        "auto (native; react for the rest of the session if the server rejects tools).",
+        help=f"{MODE_HELP} [default: the config file's mode, else {Settings.mode}]",
+        show_default=False,
     ),
 ]
 Workspace = Annotated[
@@ -58,13 +64,24 @@ ReadOnly = Annotated[
 class RunOptions:
     """What `ask` and `chat` both take, as the user gave it."""
 
-    mode: Mode = Settings.mode
-    judge: Annotated[bool, typer.Option("--judge/--no-judge", help="Check the answer with a second model call.")] = (
-        Settings.judge
-    )
-    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Model calls allowed before the run fails.")] = (
-        Settings.max_steps
-    )
+    mode: Mode = None
+    judge: Annotated[
+        bool | None,
+        typer.Option(
+            "--judge/--no-judge",
+            help="Check the answer with a second model call [default: the config file's judge, else on].",
+            show_default=False,
+        ),
+    ] = None
+    max_steps: Annotated[
+        int | None,
+        typer.Option(
+            "--max-steps",
+            min=1,
+            help=f"Model calls allowed before the run fails [default: the config file's, else {Settings.max_steps}].",
+            show_default=False,
+        ),
+    ] = None
     workspace: Workspace = None
     output: Annotated[
         OutputName | None,
@@ -128,13 +145,13 @@ class RunOptions:
 
     def settings(self) -> Settings:
         """Settings from these options > the environment > `.env`; a model must be configured."""
-        choices: Choices = {
-            "mode": self.mode,
-            "judge": self.judge,
-            "max_steps": self.max_steps,
-            "read_only": self.read_only,
-            "instructions": not self.no_instructions,
-        }
+        choices: Choices = {"read_only": self.read_only, "instructions": not self.no_instructions}
+        if self.mode is not None:
+            choices["mode"] = self.mode
+        if self.judge is not None:
+            choices["judge"] = self.judge
+        if self.max_steps is not None:
+            choices["max_steps"] = self.max_steps
         if self.workspace is not None:
             choices["workspace"] = self.workspace
         return load_settings(

@@ -16,7 +16,7 @@ from agentcli.config import Settings
 
 @guarded
 def prompt(
-    mode: opt.Mode = Settings.mode,
+    mode: opt.ModeChoice = Settings.mode,
     workspace: opt.Workspace = None,
     no_instructions: Annotated[
         bool, typer.Option("--no-instructions", help="Leave out the project's AGENTS.md files.")

@@ -29,7 +29,7 @@ def list_tools(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print exactly what is sent: the tools array, or the prompt text.")
     ] = False,
-    mode: opt.Mode = Settings.mode,
+    mode: opt.ModeChoice = Settings.mode,
     workspace: opt.Workspace = None,
     files: opt.ToolFiles = None,
     read_only: opt.ReadOnly = False,

@@ -1,0 +1,172 @@
+"""The configuration file: defaults, model aliases, command allow rules and MCP servers, in TOML.
+
+Where: `$AGENTCLI_CONFIG` if set, else `$XDG_CONFIG_HOME/agentcli/config.toml` (default `~/.config/...`). It sits
+below flags, the environment and `.env` (see `config.load_settings`). It never holds an API key, only the *name* of
+the variable that does (`api_key_env`), so the file can be shared or committed to a dotfiles repository.
+
+    model = "deepseek-chat"          # defaults for ask and chat
+    base_url = "https://api.deepseek.com/v1"
+    api_key_env = "DEEPSEEK_API_KEY"
+    mode = "native"
+    judge = true
+    max_steps = 15
+    timeout = 300
+    context_window = 65536
+    allow = ["git status", "git diff *", "pytest *"]   # run_command needs no approval for these
+
+    [aliases.local]                  # --model local
+    model = "qwen2.5-coder"
+    base_url = "http://localhost:8080/v1"
+
+    [mcp.time]                       # an MCP tool server (needs agentcli[mcp])
+    command = "uvx"
+    args = ["mcp-server-time"]
+    timeout = 60
+    trust = false
+    tools = ["get_current_time"]
+
+A malformed file is a ConfigError naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from agentcli.errors import ConfigError
+from agentcli.modes import ModeName
+
+CONFIG_VARIABLE = "AGENTCLI_CONFIG"
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+"""What a variable's name looks like: `api_key_env` names one, it is never a key."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Alias(_Strict):
+    """`--model NAME` where NAME is an alias: the model, its endpoint and where its key is."""
+
+    model: str = Field(min_length=1)
+    base_url: str | None = None
+    api_key_env: Annotated[str, Field(pattern=ENV_NAME)] | None = None
+
+
+class McpServer(_Strict):
+    """One `[mcp.NAME]` block: a stdio server (`command`, `args`) or a streamable HTTP one (`url`)."""
+
+    command: str | None = None
+    args: list[str] = []
+    url: str | None = None
+    env: dict[str, str] = {}
+    timeout: float = Field(default=60.0, gt=0)
+    """Seconds one call may take before it becomes an error result."""
+    trust: bool = False
+    """Whether its calls run without asking."""
+    tools: list[str] | None = None
+    """Offer only these of its tools (None: all)."""
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServer:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give either command (a stdio server) or url (a streamable HTTP server), not both")
+        return self
+
+
+class ConfigFile(_Strict):
+    """The file's content; every field is optional. `path` is where it was read from (None: no file)."""
+
+    path: Path | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: Annotated[str, Field(pattern=ENV_NAME)] | None = None
+    mode: ModeName | None = None
+    judge: bool | None = None
+    max_steps: Annotated[int, Field(ge=1)] | None = None
+    timeout: Annotated[float, Field(gt=0)] | None = None
+    context_window: Annotated[int, Field(ge=1024)] | None = None
+    allow: list[str] = []
+    aliases: dict[str, Alias] = {}
+    mcp: dict[str, McpServer] = {}
+
+    def alias(self, name: str | None) -> Alias | None:
+        """The alias called `name`, if the file has one."""
+        return self.aliases.get(name) if name else None
+
+
+NO_FILE = ConfigFile()
+
+
+def config_path(environ: dict[str, str] | None = None) -> Path:
+    """Where the configuration file is (whether or not it exists)."""
+    env = os.environ if environ is None else environ
+    if env.get(CONFIG_VARIABLE):
+        return Path(env[CONFIG_VARIABLE]).expanduser()
+    base = Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
+    return base / "agentcli" / "config.toml"
+
+
+def load_config(path: Path | None = None) -> ConfigFile:
+    """The configuration file at `path` (default: `config_path()`); NO_FILE when there is none.
+
+    Raises ConfigError naming the file and the line for a file that is not TOML, holds an unknown key, a value of
+    the wrong kind, or an API key.
+    """
+    import tomllib
+
+    where = config_path() if path is None else path
+    try:
+        text = where.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return NO_FILE
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"The configuration file {where} cannot be read: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"The configuration file {where} is not valid TOML: {exc}.") from None
+    if "api_key" in data or any(isinstance(v, dict) and "api_key" in v for v in _tables(data)):
+        line = _line_of(text, "api_key")
+        raise ConfigError(
+            f"{where}, line {line}: the configuration file never holds an API key. Name the variable that holds it "
+            'instead, e.g. api_key_env = "DEEPSEEK_API_KEY", and set that variable in the environment or .env.'
+        )
+    try:
+        return ConfigFile.model_validate({**data, "path": where})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        keys = [str(part) for part in first["loc"]]
+        line = _line_of(text, *keys)
+        message = first["msg"].removeprefix("Value error, ")
+        if first["type"] == "extra_forbidden":
+            message = "unknown setting"
+        raise ConfigError(f"{where}, line {line}: {'.'.join(keys)}: {message}.") from None
+
+
+def _tables(data: dict[str, Any]) -> list[Any]:
+    """The tables one level below the top and inside [aliases] and [mcp], where a key could be hidden."""
+    found: list[Any] = []
+    for value in data.values():
+        if isinstance(value, dict):
+            found.append(value)
+            found.extend(v for v in value.values() if isinstance(v, dict))
+    return found
+
+
+def _line_of(text: str, *keys: str) -> int:
+    """The line where the innermost of `keys` is set (a table header `[a.b]` counts), best effort; 1 if not found."""
+    lines = text.splitlines()
+    for key in reversed(keys):
+        if key.isdigit():
+            continue
+        name = re.escape(key)
+        pattern = re.compile(rf'^\s*(\[+[^\]]*\b{name}\b[^\]]*\]+|"?{name}"?\s*=|[\w."-]*\.{name}\s*=)')
+        for number, line in enumerate(lines, start=1):
+            if pattern.search(line):
+                return number
+    return 1
