@@ -25,6 +25,7 @@ SHARED = {
 }
 ALLOWED = {
     "tools": set(),
+    "sandbox": set(),  # beside tools: the kernel sandbox run_command starts its commands in
     "llm": set(),
     "adapters": {"tools", "llm"},
     "engine": {"adapters", "tools", "llm"},
