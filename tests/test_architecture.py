@@ -24,15 +24,15 @@ SHARED = {
     "agentcli",
 }
 ALLOWED = {
-    "tools": set(),
+    "tools": {"sandbox"},  # run_command starts its commands in the sandbox
     "sandbox": set(),  # beside tools: the kernel sandbox run_command starts its commands in
     "llm": set(),
     "adapters": {"tools", "llm"},
     "engine": {"adapters", "tools", "llm"},
     "render": set(),
-    "agent": {"engine", "adapters", "tools", "llm"},
+    "agent": {"engine", "adapters", "tools", "llm", "sandbox"},
     "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
-    "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store"},
+    "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox"},
 }
 
 

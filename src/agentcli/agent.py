@@ -160,6 +160,11 @@ class Agent:
             self.tools.add(tool)
         if settings.read_only:
             self.tools.drop_changing()
+        sandbox = ""
+        if "run_command" in self.tools:  # the run's first line names the sandbox its commands run in
+            from agentcli.sandbox import detect
+
+            sandbox = detect(allow_network=settings.allow_network).name()
         if client is None:
             from agentcli.llm.client import OpenAIChatClient
 
@@ -175,6 +180,7 @@ class Agent:
             judge=Judge(client) if settings.judge else None,
             before_call=before_call,
             context_window=window_of(settings.model, settings.context_window),
+            sandbox=sandbox,
         )
 
     @property

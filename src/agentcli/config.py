@@ -108,6 +108,10 @@ class Settings:
     """Send the project's AGENTS.md files after the base system prompt (--no-instructions: not)."""
     context_window: int | None = None
     """The model's context size in tokens (LLM_CONTEXT_WINDOW); None: a table of well-known models, else 32,768."""
+    allow: tuple[str, ...] = ()
+    """Command patterns run_command may run without asking, when the sandbox is on (--allow, the config's allow)."""
+    allow_network: bool = False
+    """Commands keep the network (--allow-network); by default each runs in a network namespace of its own."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -158,6 +162,8 @@ class Choices(TypedDict, total=False):
     workspace: Path
     read_only: bool
     instructions: bool
+    allow: tuple[str, ...]
+    allow_network: bool
 
 
 def load_settings(
@@ -218,6 +224,8 @@ def load_settings(
         defaults["judge"] = file.judge
     if file.max_steps is not None:
         defaults["max_steps"] = file.max_steps
+    if file.allow:
+        defaults["allow"] = tuple(file.allow)
     chosen = Settings(
         model=name,
         base_url=url or None,
@@ -228,6 +236,8 @@ def load_settings(
         context_window=_window(pick(context_window, "LLM_CONTEXT_WINDOW", file.context_window)[0]),
         **defaults,
     )
+    if "allow" in choices:  # --allow adds to the config file's rules, it does not replace them
+        choices["allow"] = (*chosen.allow, *choices["allow"])
     return replace(chosen, **choices)
 
 

@@ -32,6 +32,8 @@ class RunStarted(Event):
     """Where the conversation goes: the endpoint's host[:port], e.g. `api.deepseek.com`."""
     session_id: str = ""
     """The saved session the run belongs to ("" when nothing is saved)."""
+    sandbox: str = ""
+    """The sandbox run_command's commands run in (`landlock+pid+no-network`, `none`); "" when no command can run."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,24 @@ class ToolReturned(Event):
     """True when a guard answered instead of running the tool (a repeat or a cycle)."""
     diff: str = ""
     """The unified diff of the file change the call applied (edit_file, write_file); "" when it made none."""
+
+
+@dataclass(frozen=True)
+class ToolProgress(Event):
+    """A tool that takes a while (run_command) is still running: for how long, and the last lines it printed.
+    Not saved with the session (like streamed text): the result that follows holds what counts."""
+
+    type: ClassVar[str] = "tool_progress"
+    step: int
+    call_id: str
+    name: str
+    elapsed_s: float
+    tail: list[str] = field(default_factory=list)
+    """The last few lines of output so far, exact text."""
+    lines: int = 0
+    bytes: int = 0
+    note: str = ""
+    """What the call runs under, e.g. `sandbox: landlock+pid+no-network`."""
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ def test_every_call_of_a_turn_runs_and_is_answered_by_id(llm: ScriptedClient, ma
     assert "x" in answers[2]["content"]
 
 
-EXPECTED_TOOLS = "Available tools: read_file, list_files, search_text, edit_file, write_file, calculator"
+EXPECTED_TOOLS = "Available tools: read_file, list_files, search_text, edit_file, write_file, run_command, calculator"
 
 
 def test_model_mistakes_become_observations(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:

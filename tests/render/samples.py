@@ -33,6 +33,7 @@ def _value(hint: Any, text: str) -> Any:
         float: 0.5,
         bool: True,
         Usage: Usage(3, 2, 1),
+        list[str]: [text, text],
         list[dict[str, str]]: [{"id": "c1", "name": text, "arguments": text, "step": text, "status": "in_progress"}],
     }
     if hint not in samples:

@@ -20,6 +20,7 @@ SILENT: dict[str, set[type[Event]]] = {
     "rich": {
         events.UsageReported,  # as for plain
         events.ToolCalled,  # shown inside the TOOL panel when its result arrives (same call id)
+        events.ToolProgress,  # a live panel on a terminal only (tests/tools/commands); the result says the rest
     },
     "json": set(),  # every event is a line
 }

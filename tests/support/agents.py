@@ -12,7 +12,16 @@ from agentcli.config import Secret, Settings
 MakeAgent = Callable[..., Agent]
 
 TEST_KEY = "sk-test-SECRET-1234"
-BUILTIN_NAMES = ["read_file", "list_files", "search_text", "edit_file", "write_file", "calculator", "update_plan"]
+BUILTIN_NAMES = [
+    "read_file",
+    "list_files",
+    "search_text",
+    "edit_file",
+    "write_file",
+    "run_command",
+    "calculator",
+    "update_plan",
+]
 """The built-in tools, in the order every listing shows them."""
 
 

@@ -37,10 +37,10 @@ def test_tools_list_json_shows_a_user_schema_beside_the_builtins() -> None:
     assert done.exit_code == 0, done.output
     tools = json.loads(done.stdout)
     assert [tool["function"]["name"] for tool in tools] == [
-        "read_file", "list_files", "search_text", "edit_file", "write_file", "calculator", "update_plan",
-        "word_count", "describe", "midpoint", "append_line",
+        "read_file", "list_files", "search_text", "edit_file", "write_file", "run_command", "calculator",
+        "update_plan", "word_count", "describe", "midpoint", "append_line",
     ]  # fmt: skip
-    assert tools[7]["function"]["parameters"]["properties"]["path"] == {
+    assert tools[8]["function"]["parameters"]["properties"]["path"] == {
         "description": "File path relative to the workspace root.",
         "type": "string",
     }

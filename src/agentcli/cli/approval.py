@@ -17,9 +17,11 @@ import os
 import sys
 from typing import IO, TYPE_CHECKING
 
+from agentcli.config import Settings
 from agentcli.engine.policy import Allow, Decision, Deny, PendingCall
 from agentcli.render.text import arguments_shown, tool_name
 from agentcli.text import visible
+from agentcli.tools.commands.allow import AllowRules
 
 if TYPE_CHECKING:
     from agentcli.render import Renderer
@@ -30,6 +32,7 @@ REFUSAL = "The user did not approve this call."
 YES = ("y", "yes")
 ALWAYS = ("a", "always")
 NO = ("", "n", "no")
+COMMAND_TOOL = "run_command"
 DIFF_LINES = 80
 """A longer diff is shown cut, with a line saying how much more there is."""
 
@@ -44,8 +47,23 @@ class Approval:
         renderer: Renderer | None = None,
         stdin: IO[str] | None = None,
         stderr: IO[str] | None = None,
+        settings: Settings | None = None,
+        rules: AllowRules | None = None,
+        sandboxed: bool | None = None,
     ) -> None:
         self.yes = yes
+        if settings is not None:
+            rules = rules or AllowRules.of(settings.allow)
+            if sandboxed is None:
+                from agentcli.sandbox import detect
+
+                sandboxed = detect(allow_network=settings.allow_network).landlock
+        self.rules = rules or AllowRules()
+        """Commands that run without asking, when `sandboxed`."""
+        self.sandboxed = bool(sandboxed)
+        """Whether commands run with their writes confined (Landlock): without it the allow rules do not apply."""
+        self._commands: set[str] = set()
+        """Exact command lines the user allowed for the rest of the session (`a` at a run_command prompt)."""
         self.renderer = renderer
         self._stdin = stdin
         self._stderr = stderr
@@ -56,6 +74,9 @@ class Approval:
 
     def __call__(self, call: PendingCall) -> Decision:
         if not call.requires_approval or self.yes or call.name in self._always:
+            return Allow()
+        command = _command_of(call)
+        if command is not None and (command in self._commands or (self.sandboxed and self.rules.matches(command))):
             return Allow()
         if self.renderer is not None:
             self.renderer.close()  # ends any live region (spinner, streaming panel) before we write
@@ -71,28 +92,37 @@ class Approval:
                 stderr.flush()
             return Deny(REFUSAL)
         preview = call.describe()
-        if preview:
-            stderr.write(diff_shown(preview, color=_colour(stderr)))
+        if command is not None:
+            stderr.write(command_shown(command, preview or "", color=_colour(stderr)))
+            always = "this exact command"
+            what = "this command"
+        else:
+            if preview:
+                stderr.write(diff_shown(preview, color=_colour(stderr)))
+            always = visible(tool_name(call.name), one_line=True)
+            what = f"{always} (the change above)" if preview else shown(call)
         if not self._explained:
             self._explained = True
             stderr.write(
-                f"(y: yes · a: yes to {visible(tool_name(call.name), one_line=True)} for the rest of the session · "
+                f"(y: yes · a: yes to {always} for the rest of the session · "
                 "n or Enter: no · anything else: no, and the model is told it as your reason)\n"
             )
         discard_typed_ahead(stdin)
-        what = f"{visible(tool_name(call.name), one_line=True)} (the change above)" if preview else shown(call)
         stderr.write(f"Allow {what}? [y/N/a] ")
         stderr.flush()
         answer = stdin.readline()
         if not answer.endswith("\n"):  # end of input (Ctrl-D): no
             stderr.write("\n")
-        return self._decided(call.name, answer.strip())
+        return self._decided(call.name, answer.strip(), command)
 
-    def _decided(self, name: str, answer: str) -> Decision:
+    def _decided(self, name: str, answer: str, command: str | None = None) -> Decision:
         if answer.lower() in YES:
             return Allow()
         if answer.lower() in ALWAYS:
-            self._always.add(name)
+            if command is not None:
+                self._commands.add(command)
+            else:
+                self._always.add(name)
             return Allow()
         if answer.lower() in NO:
             return Deny(REFUSAL)
@@ -107,6 +137,30 @@ def diff_shown(diff: str, *, color: bool) -> str:
     if len(lines) > DIFF_LINES:
         shown_lines.append(f"… {len(lines) - DIFF_LINES} more lines of the diff")
     return "\n".join(shown_lines) + "\n"
+
+
+def command_shown(command: str, preview: str, *, color: bool) -> str:
+    """A run_command call for the terminal: where and how it runs (the preview's first line), then the command
+    verbatim, line by line, each escaped (a newline in the command is a new line here too, nothing else can fake
+    a prompt)."""
+    header = visible(f"run_command {preview.partition(chr(10))[0]}".rstrip(), one_line=True)
+    lines = [visible(line, one_line=True) for line in command.split("\n")]
+    if color:
+        lines = [f"\x1b[1m{line}\x1b[0m" for line in lines]
+    return "\n".join([header, *lines]) + "\n"
+
+
+def _command_of(call: PendingCall) -> str | None:
+    """The command line of a run_command call (the built-in's), or None (another tool, or arguments the call
+    itself will refuse)."""
+    if call.name != COMMAND_TOOL or call.tool is None or call.tool.source != "built-in":
+        return None
+    try:
+        args = json.loads(call.arguments or "{}")
+    except (ValueError, RecursionError):
+        return None
+    command = args.get("command") if isinstance(args, dict) else None
+    return command if isinstance(command, str) else None
 
 
 def _coloured(line: str, color: bool) -> str:

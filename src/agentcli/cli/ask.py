@@ -60,7 +60,7 @@ def ask(
     from agentcli.render import make_renderer
 
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
-    approval = Approval(yes=options.yes, renderer=renderer)
+    approval = Approval(yes=options.yes, renderer=renderer, settings=settings)
     with make_agent(settings, options, tools=tools, before_call=approval) as agent:
         if plan:
             from agentcli.cli.planning import plan_then_work

@@ -90,7 +90,7 @@ def chat(options: RunOptions) -> None:
     from agentcli.cli.approval import Approval
     from agentcli.cli.saving import make_agent
 
-    approval = Approval(yes=options.yes)
+    approval = Approval(yes=options.yes, settings=settings)
     with make_agent(settings, options, tools=tools, before_call=approval) as agent:
         _talk(agent, options, approval)
     raise typer.Exit(EXIT_ANSWER)

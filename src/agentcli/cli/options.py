@@ -118,6 +118,20 @@ class RunOptions:
         bool, typer.Option("--no-save", help="Save nothing of this session (agent sessions lists the saved ones).")
     ] = False
     read_only: ReadOnly = False
+    allow: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow",
+            metavar="PATTERN",
+            help="run_command may run commands matching this glob without asking, when the sandbox is on "
+            "(repeatable; every part of a chained command must match; added to the config file's allow).",
+            show_default=False,
+        ),
+    ] = None
+    allow_network: Annotated[
+        bool,
+        typer.Option("--allow-network", help="Let run_command's commands use the network (off by default)."),
+    ] = False
     no_instructions: Annotated[
         bool, typer.Option("--no-instructions", help="Do not send the project's AGENTS.md files.")
     ] = False
@@ -145,7 +159,13 @@ class RunOptions:
 
     def settings(self) -> Settings:
         """Settings from these options > the environment > `.env`; a model must be configured."""
-        choices: Choices = {"read_only": self.read_only, "instructions": not self.no_instructions}
+        choices: Choices = {
+            "read_only": self.read_only,
+            "instructions": not self.no_instructions,
+            "allow_network": self.allow_network,
+        }
+        if self.allow:
+            choices["allow"] = tuple(self.allow)
         if self.mode is not None:
             choices["mode"] = self.mode
         if self.judge is not None:

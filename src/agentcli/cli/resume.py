@@ -57,7 +57,7 @@ def resume(
     if saving is not None:
         saving.adopt(session)  # a run another process is still running is never resumed
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
-    approval = Approval(yes=options.yes, renderer=renderer)
+    approval = Approval(yes=options.yes, renderer=renderer, settings=settings)
     with Agent(settings, options.extra_tools(), before_call=approval, recorder=saving) as agent:
         final = finish(agent.resume(session), renderer)
     store.close()

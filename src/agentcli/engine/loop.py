@@ -37,12 +37,14 @@ from agentcli.events import (
     StepStarted,
     StreamingSwitchedOff,
     ToolCalled,
+    ToolProgress,
     ToolReturned,
     UsageReported,
 )
 from agentcli.llm.types import ChatClient, ChatRequest, Completion, StreamingOff, ToolCall, Usage, Waiting
 from agentcli.modes import FALLBACKS, ModeName
-from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.progress import ToolInterrupted
+from agentcli.tools.core.registry import ToolRegistry, ToolResult
 
 PLANNING_REFUSAL = Deny("This is the planning run: nothing may be changed yet. Plan with update_plan, then answer.")
 MAX_FORMAT_ERRORS = 3
@@ -77,6 +79,7 @@ class Engine:
         base_prompt: str = BASE_SYSTEM_PROMPT,
         before_call: BeforeCall = approved_only,
         context_window: int = DEFAULT_WINDOW,
+        sandbox: str = "",
     ) -> None:
         self.client = client
         self.tools = tools
@@ -87,6 +90,8 @@ class Engine:
         self.base_prompt = base_prompt
         self.before_call = before_call
         self.context_window = context_window
+        self.sandbox = sandbox
+        """What the run's first line names as the commands' sandbox ("" when no command can run)."""
         self._adapters: dict[ModeName, Adapter] = {}
         self._handlers: dict[State, Handler] = {
             State.THINKING: self._think,
@@ -104,7 +109,7 @@ class Engine:
         started = time.perf_counter()
         save = checkpoint or _nothing
         save(run)  # the question is kept before anything can go wrong
-        yield RunStarted(run.question, run.mode, self.model, self.endpoint, session.id or "")
+        yield RunStarted(run.question, run.mode, self.model, self.endpoint, session.id or "", self.sandbox)
         while run.state not in TERMINAL:
             target = yield from self._handlers[run.state](run, session, save)
             run.move(target)
@@ -259,7 +264,12 @@ class Engine:
             notice = self._repeat_notice(run, pending)
             if notice is None:
                 plan = run.plan
-                returned = yield from self._call(pending, run.planning)
+                try:
+                    returned = yield from self._call(pending, run.planning)
+                except ToolInterrupted as stop:  # Ctrl-C: what the tool had done is its result; then stop
+                    conversation.add_tool_result(call.id, stop.result)
+                    checkpoint(run)
+                    raise
                 if run.plan != plan:  # update_plan changed the run's plan: show it before the result
                     steps = [{"step": item.step, "status": item.status} for item in run.plan]
                     yield PlanUpdated(run.step, steps, run.plan_explanation)
@@ -281,7 +291,23 @@ class Engine:
         if isinstance(decision, Deny):
             yield CallDenied(call.step, call.id, call.name, decision.reason)
             return ToolReturned(call.step, call.id, call.name, decision.reason, True, 0.0)
-        result = self.tools.call(call.name, call.arguments, call.id)
+        reports = self.tools.run(call.name, call.arguments, call.id)
+        while True:
+            try:
+                report = next(reports)
+            except StopIteration as done:
+                result: ToolResult = done.value
+                break
+            yield ToolProgress(
+                call.step,
+                call.id,
+                call.name,
+                report.elapsed_s,
+                list(report.tail),
+                report.lines,
+                report.bytes,
+                report.note,
+            )
         return ToolReturned(
             call.step, call.id, call.name, result.content, result.is_error, result.elapsed_ms, diff=result.diff
         )

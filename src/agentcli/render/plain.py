@@ -31,6 +31,8 @@ class PlainRenderer:
         self._err = err
         self._streamed = False
         self._answer: str | None = None
+        self._running: set[str] = set()
+        """Calls whose start was said (a running tool reports again and again)."""
 
     def _say(self, text: str) -> None:
         """One line (or more) on stderr, after any open line of streamed text."""
@@ -62,6 +64,10 @@ class PlainRenderer:
                     self._say("-> calls: " + ", ".join(tool_name(call["name"]) for call in calls))
             case ev.ToolCalled(name=name, arguments=arguments):
                 self._say(f"== tool {tool_name(name)} {arguments_shown(arguments)}")
+            case ev.ToolProgress(call_id=call_id, name=name, note=note) if call_id not in self._running:
+                # one line when it starts (the result's line says when it ended): a log is not a screen
+                self._running.add(call_id)
+                self._say(f"-- {tool_name(name)} running" + (f" · {note}" if note else ""))
             case ev.CallDenied(name=name, reason=reason):
                 self._say(f"== not run: {tool_name(name)}: {reason}")
             case ev.ToolReturned() as result:

@@ -31,6 +31,7 @@ class RichRenderer:
         self._title = ""
         self._text = ""
         self._calls: dict[str, ev.ToolCalled] = {}
+        self._progress: Live | None = None
 
     def handle(self, event: ev.Event) -> None:
         match event:
@@ -57,7 +58,10 @@ class RichRenderer:
                 self._calls[call.call_id] = call
             case ev.CallDenied(name=name, reason=reason):
                 self._err.print(Text(shown.visible(f"✗ not run: {shown.tool_name(name)}: {reason}"), style="yellow"))
+            case ev.ToolProgress() as progress:
+                self._show_progress(progress)
             case ev.ToolReturned() as result:
+                self._end_progress()
                 self._err.print(self._tool_panel(result))
             case ev.StepRetried(reason=reason):
                 self._text += shown.visible(f"\n[{reason} Asking again; this text is void.]")
@@ -106,7 +110,37 @@ class RichRenderer:
                     self._err.print(_text(shown.resume_hint(final), style="dim"))
 
     def close(self) -> None:
+        self._end_progress()
         self._end_live()
+
+    def _show_progress(self, progress: ev.ToolProgress) -> None:
+        """A running tool (run_command): a live TOOL panel with its arguments, the time so far and the last lines
+        of its output, redrawn as reports come; only on a terminal (elsewhere the result panel says it all)."""
+        if not self._err.is_terminal:
+            return
+        call = self._calls.get(progress.call_id)
+        body = Text()
+        body.append(shown.visible(_pretty_arguments(call.arguments) if call else "") + "\n", style="cyan")
+        for line in progress.tail:
+            body.append(shown.visible(line, one_line=True)[: self._err.width] + "\n", style="dim")
+        title = _text(f"TOOL · {shown.tool_name(progress.name)}")
+        panel = Panel(
+            Group(body, Spinner("dots", text=_text(shown.progress_facts(progress), style="dim"))),
+            title=title,
+            title_align="left",
+            border_style="blue",
+        )
+        if self._progress is None:
+            self._progress = Live(panel, console=self._err, refresh_per_second=8, transient=True)
+            self._progress.start()
+        else:
+            self._progress.update(panel)
+
+    def _end_progress(self) -> None:
+        """Take the running tool's live panel away (transient: the result panel takes its place)."""
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
 
     def _thinking(self, *, waiting: bool) -> Panel:
         parts: list[RenderableType] = [Text(self._text)] if self._text else []

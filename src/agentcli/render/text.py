@@ -4,7 +4,7 @@ the one policy in `agentcli.text`, re-exported here for the renderers and the CL
 
 from __future__ import annotations
 
-from agentcli.events import Compacted, RunFinished, RunStarted, ToolReturned
+from agentcli.events import Compacted, RunFinished, RunStarted, ToolProgress, ToolReturned
 from agentcli.text import excerpt
 from agentcli.text import visible as visible  # re-exported: every terminal writer escapes the same way
 
@@ -47,7 +47,15 @@ def headline(event: RunStarted) -> str:
     """The first line of a run: which model, which protocol, and where the conversation goes."""
     line = f"agentcli · model {event.model} · mode {event.mode}"
     line += f" · → {event.endpoint}" if event.endpoint else ""
-    return line + (f" · session {event.session_id}" if event.session_id else "")
+    line += f" · session {event.session_id}" if event.session_id else ""
+    return line + (f" · sandbox: {event.sandbox}" if event.sandbox else "")
+
+
+def progress_facts(event: ToolProgress) -> str:
+    """How far a running tool has got, in one line: `running · 12 s · 340 lines`."""
+    lines = "line" if event.lines == 1 else "lines"
+    facts = f"running · {event.elapsed_s:.0f} s · {event.lines:,} {lines} of output"
+    return facts + (f" · {event.note}" if event.note else "")
 
 
 def resume_hint(event: RunFinished) -> str:

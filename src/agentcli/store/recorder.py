@@ -27,7 +27,7 @@ from agentcli.engine.conversation import FileRecord
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import StoreError
-from agentcli.events import Event, ModelTextDelta, RunFinished
+from agentcli.events import Event, ModelTextDelta, RunFinished, ToolProgress
 from agentcli.llm.types import Usage
 from agentcli.store.db import Checkpoint, StateEncoder, Store, Summary
 from agentcli.store.lease import Owner, SessionBusy, this_process
@@ -93,7 +93,7 @@ class SessionRecorder:
 
     # -- what the Agent calls --------------------------------------------------------------------------
     def event(self, session: Session, run: RunState, event: Event) -> None:
-        if self.failed or isinstance(event, ModelTextDelta):
+        if self.failed or isinstance(event, (ModelTextDelta, ToolProgress)):
             return
         self._follow(session)
         self._events.append(event_data(event))

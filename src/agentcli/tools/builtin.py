@@ -1,5 +1,5 @@
 """The tools agentcli ships: `read_file`, `list_files`, `search_text`, `edit_file`, `write_file` (sandboxed to the
-workspace), `calculator`.
+workspace), `run_command` (in the kernel sandbox), `calculator`, `update_plan`.
 
 They are written the way a user writes a tool: a typed function, `@tool` when it needs more than its signature
 says, and a `ToolContext` parameter when it needs the workspace. Their descriptions and schemas are also kept
@@ -27,14 +27,16 @@ MODULES = {
     "search_text": "agentcli.tools.files.search_text",
     "edit_file": "agentcli.tools.files.edit_file",
     "write_file": "agentcli.tools.files.write_file",
+    "run_command": "agentcli.tools.commands.tool",
     "calculator": "agentcli.tools.calculator.tool",
     "update_plan": "agentcli.tools.plan.tool",
 }
 """Where each built-in lives: the function of that name in that module."""
 
-CHANGES_FILES = frozenset({"edit_file", "write_file"})
-"""The built-ins that change the user's files: they ask for approval and may be repeated (their @tool says so too,
-and a test checks the two agree; the pinned schemas hold only what the model is sent)."""
+CHANGES_FILES = frozenset({"edit_file", "write_file", "run_command"})
+"""The built-ins that change the user's files (a command may change anything it can write): they ask for approval
+and may be repeated (their @tool says so too, and a test checks the two agree; the pinned schemas hold only what
+the model is sent)."""
 
 
 def _load(name: str) -> Callable[..., object]:

@@ -157,6 +157,29 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
       "type": "object"
     }
   },
+  "run_command": {
+    "description": "Run a shell command in the workspace root (stdin empty, no network unless the user allowed it) and return its exit code and output, stdout and stderr merged; long output keeps its beginning and end.",
+    "parameters": {
+      "additionalProperties": false,
+      "properties": {
+        "command": {
+          "description": "A shell command line, run with /bin/sh -c in the workspace root",
+          "type": "string"
+        },
+        "timeout": {
+          "default": 120,
+          "description": "Seconds before the command is killed",
+          "maximum": 600,
+          "minimum": 1,
+          "type": "integer"
+        }
+      },
+      "required": [
+        "command"
+      ],
+      "type": "object"
+    }
+  },
   "calculator": {
     "description": "Evaluate an arithmetic expression exactly: + - * / // % ** and parentheses; sqrt, log, log10, exp, sin, cos, tan (radians), abs, round, floor, ceil, min, max; constants pi, e.",
     "parameters": {

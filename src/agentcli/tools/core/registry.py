@@ -25,7 +25,7 @@ import json
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -34,6 +34,7 @@ from agentcli.text import QUOTE_LIMIT, excerpt, quote
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import ToolDefinitionError, ToolSpec, check_name, spec_of
 from agentcli.tools.core.describe import describe_parameters
+from agentcli.tools.core.progress import Progress
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -204,8 +205,20 @@ class ToolRegistry:
 
     def call(self, name: str, raw_args: str | dict[str, Any] | None, call_id: str = "") -> ToolResult:
         """Run a tool by name with the model's raw arguments. Every failure becomes an error result."""
+        reports = self.run(name, raw_args, call_id)
+        while True:
+            try:
+                next(reports)
+            except StopIteration as done:
+                result: ToolResult = done.value
+                return result
+
+    def run(
+        self, name: str, raw_args: str | dict[str, Any] | None, call_id: str = ""
+    ) -> Generator[Progress, None, ToolResult]:
+        """`call`, yielding the Progress a long-running tool (a generator function) reports while it runs."""
         started = time.perf_counter()
-        content, is_error = self._call(name, raw_args, call_id)
+        content, is_error = yield from self._call(name, raw_args, call_id)
         content = self._scrubbed(content)  # before the clip, which could otherwise leave half a key behind
         if len(content) > RESULT_LIMIT:
             content = (
@@ -214,7 +227,9 @@ class ToolRegistry:
             )
         return ToolResult(content, is_error, (time.perf_counter() - started) * 1000, self._diff(call_id))
 
-    def _call(self, name: str, raw_args: str | dict[str, Any] | None, call_id: str) -> tuple[str, bool]:
+    def _call(
+        self, name: str, raw_args: str | dict[str, Any] | None, call_id: str
+    ) -> Generator[Progress, None, tuple[str, bool]]:
         tool = self._tools.get(name)
         if tool is None:
             available = ", ".join(self._tools) or "none"
@@ -222,8 +237,14 @@ class ToolRegistry:
         kwargs = self._arguments(tool, raw_args, call_id)
         if isinstance(kwargs, str):
             return kwargs, True
-        with _captured_stdout() as printed:
-            content, is_error = _run(tool.func, kwargs)
+        printed = io.StringIO()
+        with _captured_stdout() as buffer:
+            outcome = _run(tool.func, kwargs)
+        printed.write(buffer.getvalue())
+        if isinstance(outcome, tuple):
+            content, is_error = outcome
+        else:  # a generator: its reports go up (outside the capture: a renderer may write to stdout)
+            content, is_error = yield from _reports(outcome, printed)
         return _with_printed(content, printed.getvalue()), is_error
 
     def _arguments(self, tool: Tool, raw_args: str | dict[str, Any] | None, call_id: str) -> dict[str, Any] | str:
@@ -281,14 +302,51 @@ class ToolRegistry:
         return self.context.settings.api_key.masked(content) if self.context is not None else content
 
 
-def _run(func: Callable[..., object], kwargs: dict[str, Any]) -> tuple[str, bool]:
-    """The tool's result as text, or its failure as an error result; only Ctrl-C goes up."""
+def _run(func: Callable[..., object], kwargs: dict[str, Any]) -> tuple[str, bool] | Generator[object, None, object]:
+    """The tool's result as text, or its failure as an error result, or the generator of a tool that reports
+    progress (not started yet); only Ctrl-C goes up."""
     try:
-        return _as_text(func(**kwargs)), False  # _as_text too: a result's own __str__ may raise
+        value = func(**kwargs)
+        if inspect.isgenerator(value):
+            return cast(Generator[object, None, object], value)
+        return _as_text(value), False  # _as_text too: a result's own __str__ may raise
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # SystemExit, GeneratorExit...: a tool's failure is an observation, never a crash
         return f"{type(exc).__name__}: {exc}", True
+
+
+_DONE = object()
+
+
+def _reports(
+    running: Generator[object, None, object], printed: io.StringIO
+) -> Generator[Progress, None, tuple[str, bool]]:
+    """Drive a generator tool: each Progress it yields goes up, its return value is the result; a failure is an
+    error result, as for any tool. Closed early (the run abandoned), it is closed too, so it can clean up."""
+    value: object = None
+    try:
+        while True:
+            with _captured_stdout() as buffer:
+                try:
+                    item = next(running)
+                except StopIteration as done:
+                    item, value = _DONE, done.value
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as exc:  # as in _run: a tool's failure is an observation
+                    return f"{type(exc).__name__}: {exc}", True
+                finally:
+                    printed.write(buffer.getvalue())
+            if item is _DONE:
+                try:
+                    return _as_text(value), False
+                except Exception as exc:
+                    return f"{type(exc).__name__}: {exc}", True
+            if isinstance(item, Progress):
+                yield item
+    finally:
+        running.close()
 
 
 def _with_printed(content: str, printed: str) -> str:

@@ -1,0 +1,32 @@
+"""Helpers for run_command's tests: the tool called through a registry rooted at a temporary workspace."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentcli.tools.builtin import builtin_tools
+from agentcli.tools.core.registry import ToolResult
+from tests.cli.conftest import invoke as invoke  # the CLI in-process against the scripted server
+
+
+def run_command(workspace: Path, command: str, timeout: int = 60) -> ToolResult:
+    """The run_command tool's result for `command`, run in `workspace`."""
+    return builtin_tools(workspace).call("run_command", json.dumps({"command": command, "timeout": timeout}))
+
+
+def gone(pid: int) -> bool:
+    """True when process `pid` no longer runs (reaped, or a zombie its new parent has not reaped yet)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+@pytest.fixture(autouse=True)
+def _no_sandbox_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts from what this machine has (a test may switch the sandbox off)."""
+    monkeypatch.delenv("AGENTCLI_SANDBOX", raising=False)
