@@ -13,6 +13,7 @@ no store.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import time
@@ -91,8 +92,9 @@ class Run:
         finished = False
         recorder, session = self._recorder, self._session
         checkpoint = None if recorder is None else (lambda state: recorder.checkpoint(session, state))
+        events = self._engine.run(session, self.state, checkpoint)
         try:
-            for event in self._engine.run(session, self.state, checkpoint):
+            for event in events:
                 if hasattr(event, "step"):
                     self._last = event
                 if isinstance(event, RunFinished):
@@ -102,16 +104,20 @@ class Run:
                     recorder.event(session, self.state, event)
                 yield event
         finally:
-            if not finished:
-                session.learn(self.state)
-                session.forget(self.state)
-                if recorder is not None:  # an error escaping the engine is a failure; anything else a stop
-                    failed = isinstance(sys.exc_info()[1], Exception)
-                    recorder.stopped(session, self.state, self._stopped("failed" if failed else "interrupted"))
+            try:
+                events.close()  # now, not when collected: a tool it stops may say what it had done (ToolInterrupted)
+            finally:
+                if not finished:
+                    session.learn(self.state)
+                    session.forget(self.state)
+                    if recorder is not None:  # an error escaping the engine is a failure; anything else a stop
+                        failed = isinstance(sys.exc_info()[1], Exception)
+                        recorder.stopped(session, self.state, self._stopped("failed" if failed else "interrupted"))
 
     def interrupt(self) -> RunFinished:
         """Stop the run and forget it; the final event says it was interrupted and what it had used."""
-        self._events.close()
+        with contextlib.suppress(KeyboardInterrupt):  # a tool stopped by the close says so (ToolInterrupted)
+            self._events.close()
         self._session.forget(self.state)
         self._session.learn(self.state)
         return self._stopped("interrupted")

@@ -37,7 +37,9 @@ def test_piped_it_prints_a_plain_table_of_the_four_tools(runner: CliRunner) -> N
     done = runner.invoke(app, ["tools", "list"])
     assert done.exit_code == 0, done.output
     assert "\x1b[" not in done.output and "┃" not in done.output  # no Rich table off a terminal
-    names = [line.split(":")[0] for line in done.output.splitlines() if line and not line.startswith(" ")]
+    lines = done.output.splitlines()
+    assert lines[-1].startswith("sandbox: ")  # where run_command's commands run
+    names = [line.split(":")[0] for line in lines[:-1] if line and not line.startswith(" ")]
     assert names == BUILTIN_NAMES
     assert "    pattern: string, required" in done.output
     assert "    limit: integer, default 200, 1..1000" in done.output

@@ -54,13 +54,14 @@ def list_tools(
         else:
             sys.stdout.write(json_text(tools.openai_tools(), indent=2) + "\n")  # the one JSON writer
         return
+    sandbox = _sandbox_line(tools)
     if not sys.stdout.isatty():
-        sys.stdout.write(_plain_table(tools))
+        sys.stdout.write(_plain_table(tools) + (f"\n{sandbox}\n" if sandbox else ""))
         return
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title="Tools", title_justify="left", show_lines=True)
+    table = Table(title="Tools", title_justify="left", show_lines=True, caption=sandbox or None)
     for column in ("name", "description", "parameters", "source"):
         table.add_column(column, overflow="fold")
     for tool in tools:
@@ -68,6 +69,15 @@ def list_tools(
         parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
         table.add_row(tool.name, tool.description, parameters, tool.source + approval)
     Console().print(table)
+
+
+def _sandbox_line(tools: ToolRegistry) -> str:
+    """Which sandbox run_command's commands would run in here ("" when it is not offered)."""
+    if "run_command" not in tools:
+        return ""
+    from agentcli.sandbox import detect
+
+    return f"sandbox: {detect().name()} (what run_command runs commands in)"
 
 
 def _plain_table(tools: ToolRegistry) -> str:

@@ -99,7 +99,9 @@ class Engine:
             State.VALIDATING: self._validate,
         }
 
-    def run(self, session: Session, run: RunState, checkpoint: Checkpoint | None = None) -> Iterator[Event]:
+    def run(
+        self, session: Session, run: RunState, checkpoint: Checkpoint | None = None
+    ) -> Generator[Event, None, None]:
         """Drive `run` (just begun, or saved mid-way) to a terminal state; the last event is always RunFinished.
 
         `checkpoint(run)` is called when the run starts, after every tool result and after every move (but the
@@ -298,16 +300,20 @@ class Engine:
             except StopIteration as done:
                 result: ToolResult = done.value
                 break
-            yield ToolProgress(
-                call.step,
-                call.id,
-                call.name,
-                report.elapsed_s,
-                list(report.tail),
-                report.lines,
-                report.bytes,
-                report.note,
-            )
+            try:
+                yield ToolProgress(
+                    call.step,
+                    call.id,
+                    call.name,
+                    report.elapsed_s,
+                    list(report.tail),
+                    report.lines,
+                    report.bytes,
+                    report.note,
+                )
+            except GeneratorExit:  # the run is closed (Ctrl-C while this was shown): the tool stops first and
+                reports.close()  # may say what it had done (ToolInterrupted), kept as the call's result
+                raise
         return ToolReturned(
             call.step, call.id, call.name, result.content, result.is_error, result.elapsed_ms, diff=result.diff
         )

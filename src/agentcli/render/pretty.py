@@ -132,9 +132,9 @@ class RichRenderer:
         )
         if self._progress is None:
             self._progress = Live(panel, console=self._err, refresh_per_second=8, transient=True)
-            self._progress.start()
+            self._progress.start(refresh=True)
         else:
-            self._progress.update(panel)
+            self._progress.update(panel, refresh=True)
 
     def _end_progress(self) -> None:
         """Take the running tool's live panel away (transient: the result panel takes its place)."""

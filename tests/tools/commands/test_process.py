@@ -137,7 +137,9 @@ def test_a_run_abandoned_mid_command_kills_its_group(tmp_path: Path) -> None:
     next(running)
     while not (tmp_path / "child.pid").exists() or not (tmp_path / "child.pid").read_text().strip():
         next(running)
-    running.close()
+    with pytest.raises(process.CommandInterrupted) as stopped:  # what it had done, for the caller to keep
+        running.close()
+    assert stopped.value.outcome.killed == "interrupted"
     assert gone(int((tmp_path / "child.pid").read_text()))
 
 

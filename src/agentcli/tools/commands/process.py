@@ -9,8 +9,8 @@ group id from being reused by an unrelated process between the two. With the san
 descendant dies with it anyway; without it, a child that left the group (`setsid`) is beyond reach.
 
 A generator: it yields Progress (at the start, then about every REPORT_EVERY_S) and returns the Outcome. Ctrl-C
-while it runs kills the group and raises CommandInterrupted carrying the Outcome; a close (the run abandoned
-while a report was being shown) kills the group too.
+while it runs kills the group and raises CommandInterrupted carrying the Outcome; so does a close (Ctrl-C came
+while a report was being shown, and the run was closed): `close()` raises it, so the caller can keep the result.
 """
 
 from __future__ import annotations
@@ -105,12 +105,12 @@ def run(
                 pipe_open = _read(pipe, output)
         _end(process, output)
         settled = True
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, GeneratorExit):  # Ctrl-C here, or while a report was shown (the run is closed)
         _end(process, output)
         settled = True
         raise CommandInterrupted(_outcome(process, "interrupted", started, timeout, output)) from None
     finally:
-        if not settled:  # closed while suspended (GeneratorExit), or an error: the group goes all the same
+        if not settled:  # an error: the group goes all the same
             _end(process, output)
         if exited is not None:
             os.close(exited)

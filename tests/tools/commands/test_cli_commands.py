@@ -1,0 +1,139 @@
+"""run_command from the command line: --allow, --allow-network, the sandbox in the run's first line and in
+`agent tools list`, the approval prompt (the command verbatim, `a` for this exact command), and Ctrl-C in a
+real process (the group killed, exit 130, the result kept for resume)."""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from agentcli.cli.approval import REFUSAL, Approval
+from agentcli.engine.policy import Allow, Deny, PendingCall
+from agentcli.tools.builtin import builtin_tools
+from agentcli.tools.commands.allow import AllowRules
+from tests.cli.conftest import Invoke, agent_env, cli_env
+from tests.support.processes import AGENT, start_agent
+from tests.support.scripted_server import ScriptedServer, text, tool_calls
+from tests.tools.commands.conftest import gone
+
+HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def command_call(command: str, workspace: Path) -> PendingCall:
+    tools = builtin_tools(workspace)
+    arguments = json.dumps({"command": command})
+    return PendingCall(
+        "call_1", "run_command", arguments, tools.get("run_command"), 1, lambda: tools.preview("run_command", arguments)
+    )
+
+
+def test_the_prompt_shows_the_command_verbatim_and_a_allows_that_exact_command(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    stderr = Terminal()
+    policy = Approval(yes=False, stdin=Terminal("a\n"), stderr=stderr, rules=AllowRules(), sandboxed=True)
+    command = "pytest -q tests \\\n  && echo '\x1b[2J done'"
+    assert policy(command_call(command, workspace)) == Allow()
+    shown = stderr.getvalue()
+    assert "pytest -q tests \\\n  && echo '\\x1b[2J done'\n" in shown  # line by line, the escape made visible
+    assert "\x1b[2J" not in shown and "yes to this exact command for the rest of the session" in shown
+    assert f"in {workspace.resolve()}" in shown and "sandbox: " in shown
+    # the same command again: not asked (stdin is empty now); another command: asked, and refused at end of input
+    assert policy(command_call(command, workspace)) == Allow()
+    assert policy(command_call(command + " ", workspace)) == Deny(REFUSAL)
+
+
+def test_the_allow_option_and_the_config_file_both_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from agentcli.cli.options import RunOptions
+
+    config = tmp_path / "config.toml"
+    config.write_text('allow = ["git status"]\n', encoding="utf-8")
+    monkeypatch.setenv("AGENTCLI_CONFIG", str(config))
+    monkeypatch.setenv("LLM_MODEL_NAME", "m")
+    settings = RunOptions(allow=["echo *"], allow_network=True, workspace=tmp_path).settings()
+    assert settings.allow == ("git status", "echo *") and settings.allow_network
+
+
+def run_script(server: ScriptedServer, command: str) -> None:
+    server.script = [tool_calls(("run_command", {"command": command})), text("done")]
+
+
+def tool_result(server: ScriptedServer) -> str:
+    content: str = next(m for m in server.requests[-1]["messages"] if m["role"] == "tool")["content"]
+    return content
+
+
+def test_without_a_sandbox_the_run_says_so_and_an_allowed_command_still_asks(
+    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path
+) -> None:
+    env = cli_env(scripted_server, AGENTCLI_SANDBOX="off")
+    run_script(scripted_server, "echo hi")
+    done = invoke("ask", "q", "--no-judge", "--allow", "echo *", "--output", "plain", env=env)
+    assert done.exit_code == 0, done.output
+    assert done.stderr.splitlines()[0].endswith("· sandbox: none")
+    assert tool_result(scripted_server) == REFUSAL  # no terminal to ask on: refused
+    run_script(scripted_server, "echo hi")
+    done = invoke("ask", "q", "--no-judge", "--allow", "echo *", "--yes", "--output", "json", env=env)
+    assert done.exit_code == 0, done.output
+    first = json.loads(done.stdout.splitlines()[0])
+    assert first["type"] == "run_started" and first["sandbox"] == "none"
+    assert tool_result(scripted_server).startswith("exit code 0") and "tool_progress" in done.stdout
+
+
+def test_tools_list_names_the_sandbox_and_read_only_drops_run_command(invoke: Invoke) -> None:
+    env = cli_env(None, AGENTCLI_SANDBOX="off")
+    listed = invoke("tools", "list", env=env)
+    assert "run_command" in listed.stdout and "sandbox: none" in listed.stdout
+    read_only = invoke("tools", "list", "--read-only", env=env)
+    assert "run_command" not in read_only.stdout and "sandbox:" not in read_only.stdout
+
+
+def test_ctrl_c_during_a_command_kills_its_group_ends_130_and_keeps_what_it_did(
+    scripted_server: ScriptedServer, workspace: Path
+) -> None:
+    command = "echo $$ > shell.pid; sleep 300 & echo $! > child.pid; echo working; wait"
+    scripted_server.script = [tool_calls(("run_command", {"command": command})), text("resumed")]
+    args = ["ask", "q", "--no-judge", "--yes", "--output", "json"]
+    proc = start_agent(
+        args, cwd=workspace, env=agent_env(scripted_server), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    child = workspace / "child.pid"
+    try:
+        deadline = time.monotonic() + HANG_S
+        while not (child.exists() and child.read_text().strip()):
+            assert time.monotonic() < deadline and proc.poll() is None, "the command never started"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=HANG_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert gone(int(child.read_text())) and gone(int((workspace / "shell.pid").read_text()))
+    assert json.loads(out.splitlines()[-1])["status"] == "interrupted"
+    # the session keeps the call's result, so a resumed run tells the model instead of running it again
+    shown = subprocess.run(
+        [*AGENT, "sessions", "show", "--json", json.loads(out.splitlines()[-1])["session_id"]],
+        cwd=workspace,
+        env=agent_env(scripted_server),
+        capture_output=True,
+        text=True,
+        timeout=HANG_S,
+    )
+    messages = json.loads(shown.stdout)["messages"]
+    result = next(message["content"] for message in messages if message["role"] == "tool")
+    assert result.startswith("killed: interrupted after ") and "working" in result
