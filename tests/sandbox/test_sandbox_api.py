@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.sandbox import Layers, detect, wrap
+from agentcli.sandbox.layers import NONE
 
 
 @pytest.mark.parametrize(
@@ -16,7 +17,7 @@ from agentcli.sandbox import Layers, detect, wrap
         (Layers(landlock=True, pid=True, network_off=True), "landlock+pid+no-network"),
         (Layers(landlock=True, pid=True, network_off=False), "landlock+pid"),
         (Layers(landlock=False, pid=False, network_off=True), "no-network"),
-        (Layers(landlock=False, pid=False, network_off=False), "none"),
+        (NONE, "none"),
     ],
 )
 def test_name_joins_the_active_layers(layers: Layers, name: str) -> None:
@@ -24,7 +25,7 @@ def test_name_joins_the_active_layers(layers: Layers, name: str) -> None:
 
 
 def test_no_layers_runs_plain_sh(tmp_path: Path) -> None:
-    argv = wrap("echo $0; pwd", workspace=tmp_path, layers=Layers(landlock=False, pid=False, network_off=False))
+    argv = wrap("echo $0; pwd", workspace=tmp_path, layers=NONE)
     assert argv[:2] == ["/bin/sh", "-c"]
     out = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["/bin/sh", str(tmp_path)]
