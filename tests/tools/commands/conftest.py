@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,26 @@ def gone(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return True
     return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def sleeper() -> tuple[str, str]:
+    """A `sleep` command line no other process has (`sleep 3000.123456`), and the argument to look for: pids
+    written by a command mean nothing outside the sandbox's PID namespace, its command line does."""
+    seconds = f"3000.{random.randrange(10**9):09d}"
+    return f"sleep {seconds}", seconds
+
+
+def running(argument: str) -> bool:
+    """True while a live process has `argument` on its command line (zombies do not count)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if argument.encode() in (entry / "cmdline").read_bytes().split(b"\0") and not gone(int(entry.name)):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ from agentcli.tools.commands.allow import AllowRules
 from tests.cli.conftest import Invoke, agent_env, cli_env
 from tests.support.processes import AGENT, start_agent
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
-from tests.tools.commands.conftest import gone
+from tests.tools.commands.conftest import running, sleeper
 
 HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
 
@@ -103,13 +103,14 @@ def test_tools_list_names_the_sandbox_and_read_only_drops_run_command(invoke: In
 def test_ctrl_c_during_a_command_kills_its_group_ends_130_and_keeps_what_it_did(
     scripted_server: ScriptedServer, workspace: Path
 ) -> None:
-    command = "echo $$ > shell.pid; sleep 300 & echo $! > child.pid; echo working; wait"
+    sleep, argument = sleeper()
+    command = f"{sleep} & echo started > child.started; echo working; wait"
     scripted_server.script = [tool_calls(("run_command", {"command": command})), text("resumed")]
     args = ["ask", "q", "--no-judge", "--yes", "--output", "json"]
     proc = start_agent(
         args, cwd=workspace, env=agent_env(scripted_server), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    child = workspace / "child.pid"
+    child = workspace / "child.started"
     try:
         deadline = time.monotonic() + HANG_S
         while not (child.exists() and child.read_text().strip()):
@@ -123,7 +124,7 @@ def test_ctrl_c_during_a_command_kills_its_group_ends_130_and_keeps_what_it_did(
             proc.communicate()
     assert proc.returncode == 130, err
     assert "Traceback" not in err
-    assert gone(int(child.read_text())) and gone(int((workspace / "shell.pid").read_text()))
+    assert not running(argument)
     assert json.loads(out.splitlines()[-1])["status"] == "interrupted"
     # the session keeps the call's result, so a resumed run tells the model instead of running it again
     shown = subprocess.run(

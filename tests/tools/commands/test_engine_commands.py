@@ -16,7 +16,7 @@ from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.tools.commands.allow import AllowRules
 from tests.support.agents import agent_settings
 from tests.support.scripted_server import find_problem
-from tests.tools.commands.conftest import gone
+from tests.tools.commands.conftest import running, sleeper
 
 
 def agent(workspace: Path, policy: object = allow_all, **overrides: object) -> tuple[Agent, ScriptedClient]:
@@ -95,15 +95,16 @@ def test_the_default_policy_runs_no_command(workspace: Path) -> None:
 
 def test_a_run_closed_while_a_report_is_shown_kills_the_command_and_keeps_what_it_did(workspace: Path) -> None:
     run_agent, llm = agent(workspace)
-    command = "sleep 300 & echo $! > child.pid; echo working; wait"
+    sleep, argument = sleeper()
+    command = f"{sleep} & echo started > child.started; echo working; wait"
     llm.script = [tool_calls(("run_command", {"command": command})), text("done")]
     run = run_agent.start("q")
     for event in run:
-        child = workspace / "child.pid"
+        child = workspace / "child.started"
         if isinstance(event, ToolProgress) and child.exists() and child.read_text().strip():
             break  # Ctrl-C while this report is being shown: the CLI interrupts the run
     final = run.interrupt()
     assert final.status == "interrupted"
-    assert gone(int((workspace / "child.pid").read_text()))
+    assert not running(argument)
     results = [message for message in run_agent.session.conversation.messages if message.get("role") == "tool"]
     assert results and str(results[-1]["content"]).startswith("killed: interrupted after ")

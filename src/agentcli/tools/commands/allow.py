@@ -89,6 +89,8 @@ def simple_commands(line: str) -> list[str] | None:
         commands.append(" ".join(words))
     elif strict or not commands:
         return None  # `a &&` at the end, or an empty line
+    if not all(command.strip() for command in commands):
+        return None  # `""`: a command with no name to match
     return commands
 
 
