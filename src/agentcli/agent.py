@@ -30,7 +30,7 @@ from agentcli.engine.loop import Engine
 from agentcli.engine.policy import BeforeCall, approved_only
 from agentcli.engine.session import Session
 from agentcli.engine.state import PlanStep, RunState, State
-from agentcli.events import Event, RunFinished, ToolCalled
+from agentcli.events import Event, RunFinished, ToolCalled, ToolProgress
 from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.core.context import ToolContext
@@ -129,7 +129,7 @@ class Run:
     def where(self) -> str:
         """Where the run was when it stopped, for the interrupt message."""
         event = self._last
-        if isinstance(event, ToolCalled):
+        if isinstance(event, (ToolCalled, ToolProgress)):
             return f"step {event.step}, running tool {event.name}"
         step = getattr(event, "step", None)
         return "before the first step" if step is None else f"step {step}"
