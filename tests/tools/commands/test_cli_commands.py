@@ -12,13 +12,15 @@ import time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from agentcli.cli.app import app
 from agentcli.cli.approval import REFUSAL, Approval
 from agentcli.engine.policy import Allow, Deny, PendingCall
 from agentcli.tools.builtin import builtin_tools
 from agentcli.tools.commands.allow import AllowRules
 from tests.cli.conftest import Invoke, agent_env, cli_env
-from tests.support.processes import AGENT, start_agent
+from tests.support.processes import start_agent
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 from tests.tools.commands.conftest import running, sleeper
 
@@ -127,14 +129,8 @@ def test_ctrl_c_during_a_command_kills_its_group_ends_130_and_keeps_what_it_did(
     assert not running(argument)
     assert json.loads(out.splitlines()[-1])["status"] == "interrupted"
     # the session keeps the call's result, so a resumed run tells the model instead of running it again
-    shown = subprocess.run(
-        [*AGENT, "sessions", "show", "--json", json.loads(out.splitlines()[-1])["session_id"]],
-        cwd=workspace,
-        env=agent_env(scripted_server),
-        capture_output=True,
-        text=True,
-        timeout=HANG_S,
-    )
+    session_id = json.loads(out.splitlines()[-1])["session_id"]
+    shown = CliRunner().invoke(app, ["sessions", "show", "--json", session_id], env=cli_env(None))
     messages = json.loads(shown.stdout)["messages"]
     result = next(message["content"] for message in messages if message["role"] == "tool")
     assert result.startswith("killed: interrupted after ") and "working" in result
