@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shlex
 import signal
 import socket
@@ -105,8 +106,23 @@ def wait_gone(marker: str) -> list[int]:
     return left
 
 
+def read_to_end(fd: int) -> tuple[bytes, bool]:
+    """What is left in a pipe, and whether its end came within a few seconds (not: someone still holds it)."""
+    data = b""
+    deadline = time.monotonic() + 5
+    while (remaining := deadline - time.monotonic()) > 0:
+        if not select.select([fd], [], [], remaining)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return data, True
+        data += chunk
+    return data, False
+
+
 def escape(workspace: Path, layers: Layers, end: str) -> dict[str, object]:
-    """Sleepers started every which way; the call ends by exiting, a TERM to the group, or a KILL to the launcher."""
+    """Sleepers started every which way; the call ends by exiting, a TERM to the group, or a TERM or a KILL to the
+    launcher alone."""
     seconds = f"300.{uuid.uuid4().int % 10**9}"
     # The command waits until it sees all its sleepers (in the /proc it sees), says how many, then exits or waits.
     expected = 4 + (5 if NULL_USABLE else 0)
@@ -122,16 +138,29 @@ def escape(workspace: Path, layers: Layers, end: str) -> dict[str, object]:
     first = next((line for line in lines if line.startswith(b"started ")), b"").decode().split()
     if end == "killpg":
         os.killpg(proc.pid, signal.SIGTERM)
+    elif end == "term-launcher":
+        os.kill(proc.pid, signal.SIGTERM)
     elif end == "kill-launcher":
         os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
     # Nothing holds the output pipe open once the call has ended: the read sees end-of-file.
-    rest = proc.stdout.read()
+    rest, pipe_closed = read_to_end(proc.stdout.fileno())
     left = wait_gone(seconds)
     for pid in left:  # a failed sandbox must not leave sleepers behind for the rest of the suite
         os.kill(pid, signal.SIGKILL)
     started = int(first[1]) if first[:1] == ["started"] else 0
-    return {"started": started, "expected": expected, "left": len(left), "first": first, "rest": rest.decode()}
+    return {
+        "started": started,
+        "expected": expected,
+        "left": len(left),
+        "returncode": proc.returncode,
+        "pipe_closed": pipe_closed,
+        "rest": rest.decode(errors="replace"),
+    }
 
 
 def network(workspace: Path, layers: Layers) -> dict[str, object]:
@@ -221,7 +250,7 @@ def main() -> None:
         report["agent_landlock_only"] = agent_process(workspace, Layers(True, False, False, full.landlock_abi))
     if full.pid:
         report["agent_pid_only"] = agent_process(workspace, Layers(False, True, False))
-    for end in ("exit", "killpg", "kill-launcher"):
+    for end in ("exit", "killpg", "term-launcher", "kill-launcher"):
         report[f"escape_{end}"] = escape(workspace, full, end)
     report["network_off"] = network(workspace, full)
     allowed = detect(allow_network=True)

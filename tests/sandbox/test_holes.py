@@ -177,14 +177,23 @@ def test_commands_run_without_capabilities_or_new_privileges(report: dict[str, A
     assert int(status["SigIgn"], 16) == 0  # not the launcher's ignored SIGPIPE: `yes | head` ends as it should
 
 
-@pytest.mark.parametrize("end", ["exit", "killpg", "kill-launcher"])
+@pytest.mark.parametrize("end", ["exit", "killpg", "term-launcher", "kill-launcher"])
 def test_nothing_a_command_starts_outlives_the_call(report: dict[str, Any], end: str) -> None:
     """setsid, nohup, setpgid, double fork, background jobs: all gone when the command exits, when its group gets
-    TERM (a timeout, Ctrl-C), and when the launcher alone is killed; and nothing holds the output pipe open."""
+    TERM (a timeout, Ctrl-C), and when the launcher alone gets TERM or KILL; and nothing holds the output pipe open
+    (the harness read it to its end). The exit status says how the call ended."""
     needs(report, "pid")
     escape = report[f"escape_{end}"]
     assert escape["started"] == escape["expected"], escape
     assert escape["left"] == 0, escape
+    assert escape["pipe_closed"], escape
+    expected = {
+        "exit": 0,
+        "killpg": -signal.SIGTERM,
+        "term-launcher": -signal.SIGTERM,
+        "kill-launcher": -signal.SIGKILL,
+    }
+    assert escape["returncode"] == expected[end], escape
 
 
 def test_no_network_without_allow_network(report: dict[str, Any]) -> None:
