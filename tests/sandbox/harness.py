@@ -100,7 +100,7 @@ def sleepers(seconds: str) -> str:
 
 def wait_gone(marker: str) -> list[int]:
     """The survivors after the kernel had a moment to finish killing (a killed process is gone soon, not at once)."""
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 15
     while (left := survivors(marker)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return left
@@ -109,7 +109,7 @@ def wait_gone(marker: str) -> list[int]:
 def read_to_end(fd: int) -> tuple[bytes, bool]:
     """What is left in a pipe, and whether its end came within a few seconds (not: someone still holds it)."""
     data = b""
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 15
     while (remaining := deadline - time.monotonic()) > 0:
         if not select.select([fd], [], [], remaining)[0]:
             break
