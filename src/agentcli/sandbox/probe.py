@@ -30,7 +30,7 @@ def probe() -> Layers:
     try:
         done = subprocess.run(
             [sys.executable, "-I", "-S", str(LAUNCHER), "--probe"],
-            stdin=subprocess.DEVNULL,
+            input="",  # not DEVNULL: some machines make /dev/null root-only, and that is no reason for "none"
             capture_output=True,
             text=True,
             timeout=10,

@@ -1,0 +1,124 @@
+"""The launcher as the caller sees it: the command verbatim, its exit status, a clear failure, tiny imports."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentcli.sandbox import Layers, detect, wrap
+from agentcli.sandbox import launcher as launcher_module
+from agentcli.sandbox.argv import LAUNCHER
+from agentcli.sandbox.probe import probe
+
+LAYERS = detect()
+needs_a_layer = pytest.mark.skipif(LAYERS.name() == "none", reason="this machine has no sandbox layer to run under")
+
+
+def run(command: str, workspace: Path, layers: Layers = LAYERS) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        wrap(command, workspace=workspace, layers=layers),
+        cwd=workspace,
+        input=b"",  # an empty stdin; not /dev/null, which some machines make root-only
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+        timeout=60,
+        check=False,
+    )
+
+
+# Any text a model may send, minus what an argv item cannot hold (NUL) or encode (lone surrogates).
+COMMAND_TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\0"), max_size=40)
+
+
+@needs_a_layer
+@settings(max_examples=15, deadline=None)
+@given(text=COMMAND_TEXT)
+def test_the_command_reaches_the_shell_verbatim(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    workspace = tmp_path_factory.mktemp("ws")
+    done = run(f"printf '%s' {shlex.quote(text)}", workspace)
+    assert done.returncode == 0
+    assert done.stdout == text.encode()
+
+
+def test_wrap_puts_the_command_last_and_alone(tmp_path: Path) -> None:
+    command = "echo 'a b' \"$HOME\" `id` $(id) ; -x --"
+    argv = wrap(command, workspace=tmp_path, layers=Layers(landlock=True, pid=True, network_off=True))
+    assert argv[-1] == command
+    assert argv[:4] == [sys.executable, "-I", "-S", str(LAUNCHER)]
+    assert argv[4] == "landlock,pid,no-network"
+    assert argv[5] == str(tmp_path.resolve())
+
+
+@needs_a_layer
+@pytest.mark.parametrize("code", [0, 1, 7, 255])
+def test_the_exit_status_comes_through(tmp_path: Path, code: int) -> None:
+    assert run(f"echo out; echo err >&2; exit {code}", tmp_path).returncode == code
+
+
+def test_a_layer_that_cannot_be_set_stops_the_command_with_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "gone"
+    argv = wrap("echo ran", workspace=missing, layers=Layers(landlock=True, pid=False, network_off=False))
+    failed = subprocess.run(argv, cwd=tmp_path, input=b"", capture_output=True, timeout=60, check=False)
+    assert failed.returncode == launcher_module.EXIT_SETUP_FAILED
+    assert failed.stdout == b""  # the command never ran
+    lines = failed.stderr.decode().splitlines()
+    assert lines == [f"agentcli sandbox: cannot start the command: landlock: {missing} does not exist"]
+
+
+def test_the_launcher_refuses_a_malformed_call() -> None:
+    done = subprocess.run([sys.executable, "-I", "-S", str(LAUNCHER), "landlock"], capture_output=True, check=False)
+    assert done.returncode == 2
+    assert b"usage:" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_the_launcher_imports_next_to_nothing(tmp_path: Path) -> None:
+    """Its start-up is the sandbox's cost: no agentcli, no ctypes package, no enum/typing (signal would bring them)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-I", "-S", str(LAUNCHER), "-", str(tmp_path), str(tmp_path), "true"],
+        input=b"",  # an empty stdin; not /dev/null, which some machines make root-only
+        capture_output=True,
+        check=True,
+    )
+    imported = {line.split("|")[-1].strip() for line in done.stderr.decode().splitlines() if "|" in line}
+    assert "_ctypes" in imported
+    for heavy in ("ctypes", "enum", "typing", "signal", "agentcli", "subprocess"):
+        assert heavy not in imported, heavy
+
+
+def test_detection_is_cached_and_honours_allow_network() -> None:
+    first = detect()
+    assert detect() == first
+    assert probe.cache_info().currsize == 1
+    allowed = detect(allow_network=True)
+    assert not allowed.network_off
+    assert (allowed.landlock, allowed.pid) == (first.landlock, first.pid)
+
+
+def test_detection_finds_landlock_where_the_kernel_has_it() -> None:
+    """A detection that found nothing would skip every hole test: it must see what the kernel offers."""
+    abi = launcher_module.landlock_abi()
+    assert detect().landlock == (abi >= 1)
+    assert detect().landlock_abi == abi
+
+
+@pytest.mark.skipif(shutil.which("unshare") is None, reason="util-linux's unshare is not installed")
+def test_detection_finds_the_pid_namespace_where_util_linux_can_make_one() -> None:
+    flags = ["--pid", "--fork", "--mount-proc"] + ([] if os.geteuid() == 0 else ["--user", "--map-root-user"])
+    can = subprocess.run(["unshare", *flags, "true"], input=b"", capture_output=True, check=False).returncode == 0
+    assert detect().pid == can
+
+
+def test_switched_off_wrap_is_plain_sh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("AGENTCLI_SANDBOX", "off")
+    layers = detect()
+    assert layers.name() == "none"
+    assert wrap("echo hi", workspace=tmp_path, layers=layers) == ["/bin/sh", "-c", "echo hi"]
