@@ -119,10 +119,9 @@ class RichRenderer:
         if not self._err.is_terminal:
             return
         call = self._calls.get(progress.call_id)
-        body = Text()
-        body.append(shown.visible(_pretty_arguments(call.arguments) if call else "") + "\n", style="cyan")
+        body = Text(shown.visible(_pretty_arguments(call.arguments) if call else ""), style="cyan")
         for line in progress.tail:
-            body.append(shown.visible(line, one_line=True)[: self._err.width] + "\n", style="dim")
+            body.append("\n" + shown.visible(line, one_line=True)[: self._err.width], style="dim")
         title = _text(f"TOOL · {shown.tool_name(progress.name)}")
         panel = Panel(
             Group(body, Spinner("dots", text=_text(shown.progress_facts(progress), style="dim"))),

@@ -38,7 +38,7 @@ def preview(content: str) -> str:
     head = "\n".join(lines[:PREVIEW_LINES])
     if len(head) > PREVIEW_CHARS:
         head = head[:PREVIEW_CHARS]
-    if head != content:
+    if head != content.rstrip("\n"):  # a last line break is not more to see
         head += f"\n… ({len(content):,} characters in all)"
     return head
 
