@@ -52,16 +52,10 @@ class Approval:
         sandboxed: bool | None = None,
     ) -> None:
         self.yes = yes
-        if settings is not None:
-            rules = rules or AllowRules.of(settings.allow)
-            if sandboxed is None:
-                from agentcli.sandbox import detect
-
-                sandboxed = detect(allow_network=settings.allow_network).landlock
-        self.rules = rules or AllowRules()
+        self.rules = rules or AllowRules.of(settings.allow if settings is not None else ())
         """Commands that run without asking, when `sandboxed`."""
-        self.sandboxed = bool(sandboxed)
-        """Whether commands run with their writes confined (Landlock): without it the allow rules do not apply."""
+        self._sandboxed = sandboxed
+        self._settings = settings
         self._commands: set[str] = set()
         """Exact command lines the user allowed for the rest of the session (`a` at a run_command prompt)."""
         self.renderer = renderer
@@ -72,11 +66,22 @@ class Approval:
         self._always: set[str] = set()
         """Tools the user allowed for the rest of the session (`a`)."""
 
+    @property
+    def sandboxed(self) -> bool:
+        """Whether commands run with their writes confined (Landlock): without it the allow rules do not apply.
+        Asked of the sandbox when first needed (a run that runs no command never probes it)."""
+        if self._sandboxed is None:
+            from agentcli.sandbox import detect
+
+            network = self._settings.allow_network if self._settings is not None else False
+            self._sandboxed = self._settings is not None and detect(allow_network=network).landlock
+        return self._sandboxed
+
     def __call__(self, call: PendingCall) -> Decision:
         if not call.requires_approval or self.yes or call.name in self._always:
             return Allow()
         command = _command_of(call)
-        if command is not None and (command in self._commands or (self.sandboxed and self.rules.matches(command))):
+        if command is not None and (command in self._commands or (self.rules.matches(command) and self.sandboxed)):
             return Allow()
         if self.renderer is not None:
             self.renderer.close()  # ends any live region (spinner, streaming panel) before we write
