@@ -19,11 +19,26 @@ from agentcli.modes import MODES, ModeName
 if TYPE_CHECKING:
     from agentcli.config_file import ConfigFile
 
-MISSING_MODEL_MESSAGE = (
-    "No model is configured. Set LLM_API_KEY, LLM_BASE_URL and LLM_MODEL_NAME in the environment or in a "
-    ".env file in the current directory (copy .env.example for working examples for OpenAI, DeepSeek, Qwen "
-    "and local servers), or pass --api-key, --base-url and --model."
-)
+CONFIG_HINT = "`agent config path` shows where the config file goes, `agent config show` what is set and from where"
+
+
+def missing_model_message(*, key_missing: bool) -> str:
+    """What to do when no model is configured, naming only what is missing: the model, and the API key when
+    none is set for OpenAI's endpoint either (a local server, named by its base URL, needs none)."""
+    if key_missing:
+        return (
+            "No model and no API key are configured. Set LLM_MODEL_NAME and LLM_API_KEY (environment or a .env "
+            "file here), pass --model and --api-key, or put model (and api_key_env, the name of the variable "
+            f"holding the key) in the config file; {CONFIG_HINT}. A local server needs its --base-url instead of a key."
+        )
+    return (
+        "No model is configured. Set LLM_MODEL_NAME (environment or a .env file here), pass --model, or put "
+        f'model = "..." in the config file; {CONFIG_HINT}.'
+    )
+
+
+SOURCES = ("flag", "session", "environment", ".env", "config", "default")
+"""Where a setting can come from, the strongest first (Settings.sources names one per setting)."""
 
 OPENAI_HOST = "api.openai.com"
 """Where the SDK sends requests when no base URL is set."""
@@ -112,6 +127,9 @@ class Settings:
     """Command patterns run_command may run without asking, when the sandbox is on (--allow, the config's allow)."""
     allow_network: bool = False
     """Commands keep the network (--allow-network); by default each runs in a network namespace of its own."""
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """Where each setting came from, by field name (one of SOURCES; `api_key` also "VARIABLE from environment"
+    when the config names the variable); filled by load_settings, for `agent config show` and error messages."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -146,10 +164,21 @@ class Settings:
         shown = f"[{host}]" if ":" in host else host
         return f"{shown}:{parts.port}" if parts.port else shown
 
+    @property
+    def saved_base_url(self) -> str:
+        """The base URL as a session keeps it: without `user:password@` (a session file is no place for a
+        secret); "" for the SDK's default endpoint (OpenAI)."""
+        if self.base_url is None:
+            return ""
+        parts = urlsplit(self.base_url)
+        if "@" not in parts.netloc:
+            return self.base_url
+        return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
     def require_model(self) -> Settings:
         """Raise ConfigError unless a model can be called."""
         if not self.model:
-            raise ConfigError(MISSING_MODEL_MESSAGE)
+            raise ConfigError(missing_model_message(key_missing=not self.api_key and self.base_url is None))
         return self
 
 
@@ -178,6 +207,8 @@ def load_settings(
     env_file: Path | None = None,
     environ: Mapping[str, str] | None = None,
     config: ConfigFile | None = None,
+    session_model: str | None = None,
+    session_base_url: str | None = None,
     **choices: Unpack[Choices],
 ) -> Settings:
     """Build Settings from flags (the arguments) > environment > `.env` > the config file > built-in defaults.
@@ -186,6 +217,10 @@ def load_settings(
     that is one of its aliases stands for the alias's model, endpoint and key variable; only flags override those.
     A `.env` may name the endpoint only together with its key: a key from the environment or a flag is never
     sent to an endpoint that only `.env` names (a cloned repository could otherwise redirect it).
+
+    `session_model` and `session_base_url` are what a saved session spoke to (resume, --continue, --session):
+    they come right after the flags, so a session goes on with its own model and server ("" for the base URL:
+    OpenAI's; None: not known). The key is never saved: it still comes from a flag, the environment or `.env`.
     """
     from agentcli.config_file import load_config
 
@@ -193,28 +228,43 @@ def load_settings(
     dotenv = _read_dotenv(env_file or Path.cwd() / ".env")
     file = load_config() if config is None else config
 
-    def pick(flag: object, name: str, configured: object = None) -> tuple[str, str]:
-        """The value and where it came from: "flag", "environment", ".env", "config" or "" (nowhere)."""
-        sources = ((flag, "flag"), (env.get(name), "environment"), (dotenv.get(name), ".env"), (configured, "config"))
+    def pick(flag: object, name: str, configured: object = None, saved: object = None) -> tuple[str, str]:
+        """The value and where it came from (one of SOURCES; "" when nowhere)."""
+        sources = (
+            (flag, "flag"),
+            (saved, "session"),
+            (env.get(name), "environment"),
+            (dotenv.get(name), ".env"),
+            (configured, "config"),
+        )
         for value, source in sources:
             if value is not None and str(value).strip():
                 return str(value).strip(), source
         return "", ""
 
-    name, _ = pick(model, "LLM_MODEL_NAME", file.model)
-    alias = file.alias(name)
+    name, name_from = pick(model, "LLM_MODEL_NAME", file.model, session_model)
+    alias = file.alias(name) if name_from != "session" else None
     key_variable = file.api_key_env
     if alias is not None:
         name = alias.model
         key_variable = alias.api_key_env or key_variable
     url, url_from = pick(base_url, "LLM_BASE_URL", file.base_url)
-    if alias is not None and alias.base_url and url_from != "flag":
+    if url_from != "flag" and session_base_url is not None and (alias is None or name_from == "session"):
+        url, url_from = session_base_url, "session"
+    elif alias is not None and alias.base_url and url_from != "flag":
         url, url_from = alias.base_url, "config"
+    if url_from == "session" and alias is None:
+        # the alias the session was started with, found by its server: its key variable still holds the key
+        alias = next((a for a in file.aliases.values() if a.base_url == url and a.model == name), None)
+        key_variable = (alias.api_key_env if alias is not None else None) or key_variable
     key, key_from = pick(api_key, "LLM_API_KEY")
     alias_names_key = alias is not None and alias.api_key_env is not None
     if key_variable and key_from != "flag" and (alias_names_key or not key):
         # an alias's key variable beats LLM_API_KEY, which belongs to another endpoint
         key, key_from = pick(None, key_variable)
+        key_shown = f"{key_variable} from {key_from}" if key_from else ""
+    else:
+        key_shown = key_from
     if url_from == ".env" and key_from in ("flag", "environment"):
         raise ConfigError(_untrusted_endpoint(url, key_from))
     defaults: Choices = {}
@@ -226,14 +276,30 @@ def load_settings(
         defaults["max_steps"] = file.max_steps
     if file.allow:
         defaults["allow"] = tuple(file.allow)
+    timeout_text, timeout_from = pick(timeout, "LLM_TIMEOUT", file.timeout)
+    retries_text, retries_from = pick(max_retries, "LLM_MAX_RETRIES")
+    stream_text, stream_from = pick(stream, "LLM_STREAM")
+    window_text, window_from = pick(context_window, "LLM_CONTEXT_WINDOW", file.context_window)
+    sources = {
+        "model": name_from,
+        "base_url": url_from,
+        "api_key": key_shown,
+        "timeout": timeout_from,
+        "max_retries": retries_from,
+        "stream": stream_from,
+        "context_window": window_from,
+        **dict.fromkeys(defaults, "config"),
+        **dict.fromkeys(choices, "flag"),
+    }
     chosen = Settings(
         model=name,
         base_url=url or None,
         api_key=Secret(key),
-        timeout=_number(pick(timeout, "LLM_TIMEOUT", file.timeout)[0], "LLM_TIMEOUT", float, Settings.timeout),
-        max_retries=_number(pick(max_retries, "LLM_MAX_RETRIES")[0], "LLM_MAX_RETRIES", int, Settings.max_retries),
-        stream=_switch(pick(stream, "LLM_STREAM")[0], "LLM_STREAM", Settings.stream),
-        context_window=_window(pick(context_window, "LLM_CONTEXT_WINDOW", file.context_window)[0]),
+        timeout=_number(timeout_text, "LLM_TIMEOUT", float, Settings.timeout),
+        max_retries=_number(retries_text, "LLM_MAX_RETRIES", int, Settings.max_retries),
+        stream=_switch(stream_text, "LLM_STREAM", Settings.stream),
+        context_window=_window(window_text),
+        sources={field: source or "default" for field, source in sources.items()},
         **defaults,
     )
     if "allow" in choices:  # --allow adds to the config file's rules, it does not replace them

@@ -67,9 +67,17 @@ def test_json_lines(scripted_server: ScriptedServer, invoke: Invoke) -> None:
 def test_no_configuration_is_exit_2_with_a_paragraph(invoke: Invoke) -> None:
     done = invoke("ask", "hi", env=cli_env(None))
     assert done.exit_code == 2
-    for name in ("LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL_NAME", ".env.example"):
+    for name in ("LLM_API_KEY", "LLM_MODEL_NAME", "agent config path"):
         assert name in done.stderr
+    assert ".env.example" not in done.stderr  # a pip-installed user has none
     assert "Traceback" not in done.stderr
+
+
+def test_the_no_model_message_names_only_what_is_missing(invoke: Invoke) -> None:
+    done = invoke("ask", "hi", env={**cli_env(None), "LLM_API_KEY": "k"})
+    assert done.exit_code == 2
+    assert "No model is configured" in done.stderr and "LLM_MODEL_NAME" in done.stderr
+    assert "LLM_API_KEY" not in done.stderr and "LLM_BASE_URL" not in done.stderr
 
 
 def test_dotenv_is_read_and_flags_win(scripted_server: ScriptedServer, invoke: Invoke, workspace: Path) -> None:

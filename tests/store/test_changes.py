@@ -215,7 +215,8 @@ def test_continue_takes_the_latest_session_of_this_directory_and_says_which(
     monkeypatch.chdir(tmp_path / "here")
     env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": "http://127.0.0.1:9/v1", "LLM_MAX_RETRIES": "0"}
     done = RUNNER.invoke(app, ["ask", "go on", "--continue", "--no-judge"], env=env)
-    assert f"continuing session {ids['here']} (1 runs); last: question in here → answer in here" in done.stderr
+    said = f"continuing session {ids['here']} (1 run, model test-model)\n❯ question in here\n  answer in here\n"
+    assert done.stderr.startswith(said)  # which session first, then its last exchange
     empty = tmp_path / "empty"
     empty.mkdir()
     monkeypatch.chdir(empty)

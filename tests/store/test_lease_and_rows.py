@@ -21,7 +21,7 @@ from agentcli.store.db import Checkpoint, Store, Summary, state_json
 from agentcli.store.lease import Owner, SessionBusy, this_process
 from agentcli.store.loading import to_session
 from agentcli.store.recorder import now
-from agentcli.store.schema import V1
+from agentcli.store.schema import V1, schema_version
 
 RUNNER = CliRunner()
 
@@ -146,5 +146,6 @@ def test_a_version_1_file_is_migrated_with_every_message(tmp_path: Path) -> None
         saved = store.load("0123abcd")
     assert [(entry.id, entry.message["content"]) for entry in saved.entries] == [(0, "q"), (1, "a")]
     assert saved.runs[0].answer == "a" and not saved.runs[0].withdrawn
+    assert saved.summary.base_url is None  # saved before base URLs were kept: only its host is known
     with sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone() == (2,)
+        assert raw.execute("PRAGMA user_version").fetchone() == (schema_version(),)

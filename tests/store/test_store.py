@@ -96,7 +96,8 @@ def test_ids_are_typed_by_any_unique_prefix(tmp_path: Path) -> None:
     with Store.open(tmp_path / "sessions.db") as store:
         for sid, updated in (("3fa9c2d1", "1"), ("3fb00000", "2"), ("77aa0011", "3")):
             store._db.execute(
-                "INSERT INTO sessions VALUES (?, ?, ?, 'm', 'h', 'w', 'native', 1, 'q', 'finished', 1, 0, 0, 0, NULL)",
+                "INSERT INTO sessions VALUES "
+                "(?, ?, ?, 'm', 'h', 'w', 'native', 1, 'q', 'finished', 1, 0, 0, 0, NULL, NULL)",
                 (sid, updated, updated),
             )
         assert store.resolve("3fa") == "3fa9c2d1" and store.resolve("7") == "77aa0011"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Annotated
 
@@ -52,7 +53,6 @@ def ask(
         raise fail('error: the question is empty; say what to do, e.g. agent ask "summarise README.md"', EXIT_USAGE)
     if undecodable(question):
         raise fail("error: the question holds bytes that are not valid text in this terminal's encoding", EXIT_USAGE)
-    settings = options.settings()
     tools = options.extra_tools()
     from agentcli.cli.approval import Approval
     from agentcli.cli.saving import make_agent
@@ -60,8 +60,8 @@ def ask(
     from agentcli.render import make_renderer
 
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
-    approval = Approval(yes=options.yes, renderer=renderer, settings=settings)
-    with make_agent(settings, options, tools=tools, before_call=approval) as agent:
+    approval = functools.partial(Approval, yes=options.yes, renderer=renderer)  # given the run's settings
+    with make_agent(options, lambda settings: approval(settings=settings), tools=tools) as agent:
         if plan:
             from agentcli.cli.planning import plan_then_work
 

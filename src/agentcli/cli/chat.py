@@ -20,6 +20,7 @@ from agentcli.errors import AgentError
 if TYPE_CHECKING:
     from agentcli.agent import Agent
     from agentcli.cli.approval import Approval
+    from agentcli.config import Settings
 
 HELP = """Commands:
   /help    this text
@@ -85,14 +86,18 @@ def _lines() -> Iterator[str]:
 @with_run_options
 def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
-    settings = options.settings()
     tools = options.extra_tools()
     from agentcli.cli.approval import Approval
     from agentcli.cli.saving import make_agent
 
-    approval = Approval(yes=options.yes, settings=settings)
-    with make_agent(settings, options, tools=tools, before_call=approval) as agent:
-        _talk(agent, options, approval)
+    approvals: list[Approval] = []
+
+    def approve(settings: Settings) -> Approval:  # the settings are known once the session is found
+        approvals.append(Approval(yes=options.yes, settings=settings))
+        return approvals[-1]
+
+    with make_agent(options, approve, tools=tools) as agent:
+        _talk(agent, options, approvals[0])
     raise typer.Exit(EXIT_ANSWER)
 
 

@@ -20,6 +20,7 @@ from agentcli.config import Choices, Settings, load_settings
 from agentcli.modes import ModeName
 
 if TYPE_CHECKING:
+    from agentcli.store.db import Summary
     from agentcli.tools.core.registry import Tool
 
 OutputName = Literal["rich", "plain", "json"]
@@ -157,8 +158,9 @@ class RunOptions:
         ),
     ] = None
 
-    def settings(self) -> Settings:
-        """Settings from these options > the environment > `.env`; a model must be configured."""
+    def settings(self, saved: Summary | None = None) -> Settings:
+        """Settings from these options > the saved session's model and base URL (resume, --continue,
+        --session) > the environment > `.env` > the config file; a model must be configured."""
         choices: Choices = {
             "read_only": self.read_only,
             "instructions": not self.no_instructions,
@@ -181,6 +183,8 @@ class RunOptions:
             timeout=self.timeout,
             stream=self.stream,
             context_window=self.context_window,
+            session_model=saved.model if saved is not None else None,
+            session_base_url=saved.base_url if saved is not None else None,
             **choices,
         ).require_model()
 

@@ -46,7 +46,7 @@ def resume(
         )
     if options.workspace is None and Path(summary.workspace).is_dir():
         options = dataclasses.replace(options, workspace=Path(summary.workspace))
-    settings = options.settings()
+    settings = options.settings(summary)  # its own model and server, unless --model / --base-url say otherwise
     from agentcli.agent import Agent
     from agentcli.cli.approval import Approval
     from agentcli.cli.turn import finish

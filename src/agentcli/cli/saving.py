@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,6 +15,7 @@ from agentcli.config import Settings
 
 if TYPE_CHECKING:
     from agentcli.agent import Agent
+    from agentcli.engine.policy import BeforeCall
     from agentcli.store.db import Saved, Store
     from agentcli.store.recorder import SessionRecorder
 
@@ -56,22 +58,32 @@ def recorder(settings: Settings, options: RunOptions, store: Store | None = None
         endpoint=settings.endpoint,
         workspace=settings.workspace,
         warn=warn,
+        base_url=settings.saved_base_url,
     )
 
 
-def _say_continuing(saved: Saved) -> None:
-    """Which session goes on, and its last exchange, dimmed on a terminal."""
+RECAP_CHARS = 400
+"""How much of the last answer --continue shows again: a reminder, not a replay (`sessions show` has it all)."""
+
+
+def say_continuing(saved: Saved) -> None:
+    """Which session goes on (and with which model), then its last exchange, dimmed on a terminal."""
     from agentcli.engine.state import State
     from agentcli.text import excerpt, visible
 
+    summary = saved.summary
+    runs = f"{len(saved.runs)} run{'s' if len(saved.runs) != 1 else ''}"
+    sys.stderr.write(visible(f"continuing session {summary.id} ({runs}, model {summary.model})", one_line=True))
+    sys.stderr.write("\n")
     finished = [run for run in saved.runs if run.state is State.FINISHED and run.answer is not None]
-    line = f"continuing session {saved.summary.id} ({len(saved.runs)} runs)"
-    if finished:
-        last = finished[-1]
-        line += f"; last: {excerpt(last.question, 80)} → {excerpt(last.answer or '', 120)}"
+    if not finished:
+        return
+    last = finished[-1]
+    question = visible(excerpt(last.question, 200), one_line=True)
+    answer = "\n".join("  " + visible(line) for line in excerpt(last.answer or "", RECAP_CHARS).splitlines())
+    recap = f"❯ {question}\n{answer}"
     dim = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
-    text = visible(line, one_line=True)
-    sys.stderr.write(f"\x1b[2m{text}\x1b[0m\n" if dim else f"{text}\n")
+    sys.stderr.write(f"\x1b[2m{recap}\x1b[0m\n" if dim else f"{recap}\n")
 
 
 def named_reference(options: RunOptions, argument: str | None = None) -> tuple[bool, str | None]:
@@ -84,23 +96,29 @@ def named_reference(options: RunOptions, argument: str | None = None) -> tuple[b
     return reference is not None or options.continue_, reference
 
 
-def make_agent(settings: Settings, options: RunOptions, **extra: Any) -> Agent:
-    """An Agent that saves its session, in the memory of the saved session --continue / --session names.
-    `extra` goes to Agent() as it is (tools, a client...)."""
+def make_agent(options: RunOptions, approve: Callable[[Settings], BeforeCall], **extra: Any) -> Agent:
+    """An Agent that saves its session, in the memory of the saved session --continue / --session names (and
+    with its model and base URL unless --model / --base-url are given). `approve(settings)` makes the agent's
+    `before_call` once the settings are known; `extra` goes to Agent() as it is (tools, a client...)."""
     from agentcli.agent import Agent
 
     named, reference = named_reference(options)
-    if options.no_save and not settings.read_only:
-        sys.stderr.write(
-            "note: --no-save: what the tools change in files is not recorded, so agent undo cannot revert it\n"
-        )
     if not named:
-        return Agent(settings, recorder=recorder(settings, options), **extra)
+        settings = options.settings()
+        _note_no_save(settings, options)
+        return Agent(settings, recorder=recorder(settings, options), before_call=approve(settings), **extra)
     from agentcli.store.loading import UNFINISHED, last_status, to_session
 
     store = open_store()
-    saved = find_session(store, reference, settings.workspace if reference is None else None)
-    _say_continuing(saved)
+    try:
+        here = None if reference is not None else (options.workspace or Path.cwd())
+        saved = find_session(store, reference, here)
+        settings = options.settings(saved.summary)
+    except BaseException:
+        store.close()
+        raise
+    _note_no_save(settings, options)
+    say_continuing(saved)
     saving = recorder(settings, options, store)
     # The options speak for the new runs; what an `auto` session learnt (react) still holds.
     session = to_session(saved, keep_last=False, mode=settings.mode, streaming=settings.stream)
@@ -108,7 +126,7 @@ def make_agent(settings: Settings, options: RunOptions, **extra: Any) -> Agent:
         store.close()
     else:
         saving.adopt(session)  # before anything runs: a session another process is running is refused here
-    agent = Agent(settings, recorder=saving, **extra)
+    agent = Agent(settings, recorder=saving, before_call=approve(settings), **extra)
     agent.session = session
     if last_status(saved) in UNFINISHED:
         sys.stderr.write(
@@ -116,3 +134,10 @@ def make_agent(settings: Settings, options: RunOptions, **extra: Any) -> Agent:
             f"(agent resume {saved.summary.id} would have finished it)\n"
         )
     return agent
+
+
+def _note_no_save(settings: Settings, options: RunOptions) -> None:
+    if options.no_save and not settings.read_only:
+        sys.stderr.write(
+            "note: --no-save: what the tools change in files is not recorded, so agent undo cannot revert it\n"
+        )

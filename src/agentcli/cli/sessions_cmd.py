@@ -6,6 +6,7 @@ import re
 import sys
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -36,16 +37,28 @@ def list_sessions(
     limit: Annotated[int, typer.Option("--limit", min=0, help="How many to show, newest first; 0 for all.")] = (
         DEFAULT_LIMIT
     ),
+    here: Annotated[
+        bool, typer.Option("--here", help="Only the sessions of the current directory (those --continue picks from).")
+    ] = False,
+    workspace: Annotated[
+        Path | None,
+        typer.Option("--workspace", "-w", help="Only the sessions of this workspace directory.", show_default=False),
+    ] = None,
 ) -> None:
     """List the saved sessions, the most recently active first."""
+    if here and workspace is not None:
+        raise fail("error: --here and --workspace name two directories; give one", EXIT_USAGE)
+    place = workspace if workspace is not None else Path.cwd() if here else None
+    where = None if place is None else str(place.expanduser().resolve())
     store = _existing_store()
-    summaries = store.summaries(limit or None) if store is not None else []
-    total = store.count() if store is not None and len(summaries) == limit else len(summaries)
+    summaries = store.summaries(limit or None, workspace=where) if store is not None else []
+    full = store is not None and len(summaries) == limit
+    total = store.count(workspace=where) if store is not None and full else len(summaries)
     _tell_damage(store)
     if as_json:
         sys.stdout.write(json_text([item.to_dict() for item in summaries], indent=2) + "\n")
     elif _on_terminal():
-        _rich_table(summaries, total)
+        _rich_table(summaries, total, where)
     else:
         _plain_table(summaries)
 
@@ -183,14 +196,17 @@ def _plain_table(summaries: list[Summary]) -> None:
     sys.stdout.write("\n".join(line.rstrip() for line in lines) + "\n")
 
 
-def _rich_table(summaries: list[Summary], total: int) -> None:
+def _rich_table(summaries: list[Summary], total: int, where: str | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     console = Console(highlight=False)
     if not summaries:
-        console.print('No saved sessions yet: every agent ask "..." and agent chat is saved.')
+        if where is not None:
+            console.print(Text(f"No saved session for {visible(where)}; agent sessions list shows them all."))
+        else:
+            console.print('No saved sessions yet: every agent ask "..." and agent chat is saved.')
         return
     table = Table(title="Sessions", title_justify="left")
     for name in COLUMNS:

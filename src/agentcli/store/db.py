@@ -42,7 +42,7 @@ STATUSES = ("finished", "failed", "interrupted", "running")
 
 SUMMARY_COLUMNS = (
     "id, created, updated, model, endpoint, workspace, mode, streaming, question, status, turns, "
-    "prompt_tokens, completion_tokens, cached_tokens"
+    "prompt_tokens, completion_tokens, cached_tokens, base_url"
 )
 
 
@@ -66,6 +66,9 @@ class Summary:
     status: str
     turns: int
     usage: Usage = field(default_factory=Usage)
+    base_url: str | None = None
+    """The endpoint's base URL without credentials; "" for the SDK's default (OpenAI), None when unknown (a
+    session saved before base URLs were kept)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +77,7 @@ class Summary:
             "updated": self.updated,
             "model": self.model,
             "endpoint": self.endpoint,
+            "base_url": self.base_url,
             "workspace": self.workspace,
             "mode": self.mode,
             "status": self.status,
@@ -84,10 +88,11 @@ class Summary:
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> Summary:
-        sid, created, updated, model, endpoint, workspace, mode, streaming, question, status, turns, *usage = row
+        sid, created, updated, model, endpoint, workspace, mode, streaming, question, status, turns, *rest = row
+        *usage, base_url = rest
         return cls(
             sid, created, updated, model, endpoint, workspace, mode, bool(streaming), question, status, turns,
-            Usage(*usage),
+            Usage(*usage), base_url,
         )  # fmt: skip
 
 
@@ -166,8 +171,10 @@ class Store:
         usage = summary.usage
         with self._transaction() as db:
             upsert = db.execute(
-                f"INSERT INTO sessions ({SUMMARY_COLUMNS}, owner) VALUES ({', '.join('?' * 15)}) "
+                f"INSERT INTO sessions ({SUMMARY_COLUMNS}, owner) VALUES ({', '.join('?' * 16)}) "
+                # the model and endpoint of the latest run: the ones resume and --continue go back to
                 "ON CONFLICT (id) DO UPDATE SET updated = excluded.updated, mode = excluded.mode, "
+                "model = excluded.model, endpoint = excluded.endpoint, base_url = excluded.base_url, "
                 "streaming = excluded.streaming, status = excluded.status, turns = excluded.turns, "
                 "prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens, "
                 "cached_tokens = excluded.cached_tokens WHERE owner IS excluded.owner",
@@ -175,7 +182,7 @@ class Store:
                     sid, summary.created, summary.updated, summary.model, summary.endpoint,
                     summary.workspace, summary.mode, int(summary.streaming), summary.question,
                     summary.status, summary.turns, usage.prompt_tokens, usage.completion_tokens,
-                    usage.cached_tokens, checkpoint.owner,
+                    usage.cached_tokens, summary.base_url, checkpoint.owner,
                 ),
             )  # fmt: skip
             if upsert.rowcount != 1:  # the row changed is counted by SQLite itself: no second statement
@@ -259,24 +266,27 @@ class Store:
             raise describe(exc, self.path) from None
 
     # -- reading -----------------------------------------------------------------------------------
-    def summaries(self, limit: int | None = None) -> list[Summary]:
-        """The sessions, the most recently active first; damaged rows are skipped and told in `damaged`."""
-        sql = f"SELECT {SUMMARY_COLUMNS} FROM sessions ORDER BY updated DESC, rowid DESC"
+    def summaries(self, limit: int | None = None, *, workspace: str | None = None) -> list[Summary]:
+        """The sessions (of `workspace`, a resolved path, when given), the most recently active first; damaged
+        rows are skipped and told in `damaged`."""
+        where, parameters = _in_workspace(workspace)
+        sql = f"SELECT {SUMMARY_COLUMNS} FROM sessions {where} ORDER BY updated DESC, rowid DESC"
         if limit is None or limit >= 2**63:  # SQLite's integers end there; "more than there are" is all of them
-            rows = self._query(sql)
+            rows = self._query(sql, parameters)
         else:
-            rows = self._query(sql + " LIMIT ?", (max(limit, 0),))
+            rows = self._query(sql + " LIMIT ?", (*parameters, max(limit, 0)))
         return [summary for summary in map(self._summary, rows) if summary is not None]
 
-    def count(self) -> int:
-        count: int = self._query("SELECT count(*) FROM sessions")[0][0]
+    def count(self, *, workspace: str | None = None) -> int:
+        where, parameters = _in_workspace(workspace)
+        count: int = self._query(f"SELECT count(*) FROM sessions {where}", parameters)[0][0]
         return count
 
     def resolve(self, reference: str | None, *, workspace: str | None = None) -> str:
         """The id a user means: a unique prefix of one, or None for the latest (of `workspace`, when given).
         Raises UnknownSession."""
         if reference is None:
-            where, parameters = ("WHERE workspace = ?", (workspace,)) if workspace is not None else ("", ())
+            where, parameters = _in_workspace(workspace)
             rows = self._query(f"SELECT id FROM sessions {where} ORDER BY updated DESC, rowid DESC LIMIT 1", parameters)
             if not rows:
                 place = f" for {workspace}" if workspace is not None else ""
@@ -362,6 +372,11 @@ class Store:
             return self._db.execute(sql, parameters).fetchall()
         except sqlite3.Error as exc:
             raise describe(exc, self.path) from None
+
+
+def _in_workspace(workspace: str | None) -> tuple[str, tuple[str, ...]]:
+    """The WHERE clause that keeps the sessions of one workspace directory (none: all of them)."""
+    return ("WHERE workspace = ?", (workspace,)) if workspace is not None else ("", ())
 
 
 def _require_owner(db: sqlite3.Connection, session_id: str, owner: str) -> None:

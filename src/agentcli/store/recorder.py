@@ -59,11 +59,14 @@ class SessionRecorder:
         endpoint: str,
         workspace: Path | str,
         warn: Callable[[str], None],
+        base_url: str | None = None,
     ) -> None:
         self._open_store = open_store
         self._store: Store | None = None
         self._model = model
         self._endpoint = endpoint
+        self._base_url = base_url
+        """Kept with the session (never with credentials: see Settings.saved_base_url) for resume."""
         self._workspace = str(Path(workspace).resolve())  # resolved: --continue finds a directory's sessions by it
         self._warn = warn
         self._owner: Owner = this_process()
@@ -168,6 +171,7 @@ class SessionRecorder:
             STATUS.get(run.state, status),
             len(kept),
             sum((each.usage for each in kept), Usage()),
+            self._base_url,
         )
         log = session.conversation
         checkpoint = Checkpoint(

@@ -13,14 +13,17 @@ T = TypeVar("T")
 
 ROLES = frozenset({"system", "user", "assistant", "tool"})
 SUMMARY_TYPES = (str, str, str, str, str, str, str, int, str, str, int, int, int, int)
-"""The Python type of each column of SUMMARY_COLUMNS (streaming is stored as an integer)."""
+"""The Python type of each column of SUMMARY_COLUMNS but the last (streaming is stored as an integer)."""
 
 
 def summary(row: tuple[Any, ...], build: Callable[[tuple[Any, ...]], T]) -> T | None:
-    """`build(row)` when every column holds its type (no bool or NULL posing as an integer)."""
-    if len(row) != len(SUMMARY_TYPES):
+    """`build(row)` when every column holds its type (no bool or NULL posing as an integer); the last column,
+    the base URL, is text or NULL (sessions saved before it was kept)."""
+    if len(row) != len(SUMMARY_TYPES) + 1:
         return None
-    if not all(type(value) is kind for value, kind in zip(row, SUMMARY_TYPES, strict=True)):
+    if not all(type(value) is kind for value, kind in zip(row, SUMMARY_TYPES, strict=False)):
+        return None
+    if row[-1] is not None and type(row[-1]) is not str:
         return None
     return build(row)
 

@@ -59,7 +59,13 @@ V2 = (
         PRIMARY KEY (session_id, id)) WITHOUT ROWID""",
 )
 
-MIGRATIONS: list[tuple[str, ...]] = [V1, V2]
+V3 = (
+    # The endpoint's whole base URL (without user:password@), so that resume and --continue go back to the
+    # server the session spoke to, not only its host; NULL for a session saved before (its host is in endpoint).
+    "ALTER TABLE sessions ADD COLUMN base_url TEXT",
+)
+
+MIGRATIONS: list[tuple[str, ...]] = [V1, V2, V3]
 """MIGRATIONS[n] takes a database from version n to n + 1. Only ever append."""
 
 
