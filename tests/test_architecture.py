@@ -18,6 +18,7 @@ SHARED = {
     "agentcli.errors",
     "agentcli.events",
     "agentcli.config",
+    "agentcli.config_file",
     "agentcli.modes",
     "agentcli.llm.types",
     "agentcli.text",

@@ -128,8 +128,9 @@ class Settings:
     allow_network: bool = False
     """Commands keep the network (--allow-network); by default each runs in a network namespace of its own."""
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
-    """Where each setting came from, by field name (one of SOURCES; `api_key` also "VARIABLE from environment"
-    when the config names the variable); filled by load_settings, for `agent config show` and error messages."""
+    """Where each setting came from, by field name: one of SOURCES, or for a model alias "alias NAME (flag)" and
+    "config alias", for a key the config names the variable of "VARIABLE from environment". Filled by
+    load_settings, for `agent config show`."""
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -246,13 +247,14 @@ def load_settings(
     alias = file.alias(name) if name_from != "session" else None
     key_variable = file.api_key_env
     if alias is not None:
+        name_from = f"alias {name} ({name_from})"
         name = alias.model
         key_variable = alias.api_key_env or key_variable
     url, url_from = pick(base_url, "LLM_BASE_URL", file.base_url)
-    if url_from != "flag" and session_base_url is not None and (alias is None or name_from == "session"):
+    if url_from != "flag" and session_base_url is not None and alias is None:
         url, url_from = session_base_url, "session"
     elif alias is not None and alias.base_url and url_from != "flag":
-        url, url_from = alias.base_url, "config"
+        url, url_from = alias.base_url, "config alias"
     if url_from == "session" and alias is None:
         # the alias the session was started with, found by its server: its key variable still holds the key
         alias = next((a for a in file.aliases.values() if a.base_url == url and a.model == name), None)

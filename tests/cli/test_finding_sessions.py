@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from agentcli.cli.app import app
-from agentcli.config import Settings
+from agentcli.config import Settings, load_settings
+from agentcli.config_file import load_config
 from tests.cli.conftest import SECRET
 from tests.support.scripted_server import ScriptedServer, error, text, tool_calls
 
@@ -119,3 +120,23 @@ def test_a_base_url_is_kept_without_its_credentials() -> None:
     secret = Settings(model="m", base_url="https://user:hunter2@example.com:8443/v1?api-version=1")
     assert secret.saved_base_url == "https://example.com:8443/v1?api-version=1"
     assert Settings(model="m").saved_base_url == ""  # OpenAI's, the SDK's default
+
+
+def test_a_session_started_with_an_alias_goes_on_with_the_aliases_key(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[aliases.ds]\nmodel = "deepseek-chat"\nbase_url = "https://ds.example/v1"\napi_key_env = "DS_KEY"\n'
+    )
+    settings = load_settings(
+        config=load_config(path),
+        environ={"DS_KEY": "ds-secret", "LLM_API_KEY": "other", "LLM_MODEL_NAME": "env-model"},
+        env_file=tmp_path / "no.env",
+        session_model="deepseek-chat",
+        session_base_url="https://ds.example/v1",
+    )
+    assert (settings.model, settings.base_url, settings.api_key.reveal()) == (
+        "deepseek-chat",
+        "https://ds.example/v1",
+        "ds-secret",
+    )
+    assert settings.sources["model"] == settings.sources["base_url"] == "session"
