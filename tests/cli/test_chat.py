@@ -92,3 +92,22 @@ def test_a_line_of_invalid_bytes_does_not_end_the_session(scripted_server: Scrip
     assert "not valid text" in done.stderr
     assert done.stdout == "fine\n"
     assert [m["content"] for m in scripted_server.requests[0]["messages"][1:]] == ["hello"]
+
+
+def test_the_header_line_is_shown_once_per_session(scripted_server: ScriptedServer, invoke: Invoke) -> None:
+    scripted_server.script = [text("one"), text("two"), text("three")]
+    done = invoke("chat", "--no-judge", input="first\nsecond\n/reset\nthird\n")
+    assert done.exit_code == 0, done.stderr
+    headers = [line for line in done.stderr.splitlines() if line.startswith("== agentcli · model")]
+    assert len(headers) == 2  # the first session's, and after /reset the new session's (a new id)
+    assert headers[0] != headers[1] and all(" · session " in line for line in headers)
+    scripted_server.script = [text("one"), text("two")]
+    done = invoke("chat", "--no-judge", "--output", "json", input="first\nsecond\n")
+    assert done.stdout.count('"type": "run_started"') == 2  # a JSON reader still gets every run's event
+
+
+def test_a_line_goes_on_when_it_ends_in_one_backslash() -> None:
+    from agentcli.cli.chat import continued
+
+    assert continued("first\\") and continued("first \\  ")
+    assert not continued("first") and not continued("a path C:\\\\") and not continued("")

@@ -1,4 +1,10 @@
-"""`agent chat`: a REPL with memory across turns. Works on a terminal and with piped stdin."""
+"""`agent chat`: a REPL with memory across turns. Works on a terminal and with piped stdin.
+
+On a terminal, input is read with readline (already part of Python: no dependency, no start-up cost) with its
+bracketed paste switched on, which CPython switches off: a pasted block of several lines arrives as one input,
+shown in full and sent on Enter, instead of one question per line. A line ending in a backslash goes on on the
+next line, the visible way to type several lines. A pipe is read line by line, as it was.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import io
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +28,8 @@ if TYPE_CHECKING:
     from agentcli.agent import Agent
     from agentcli.cli.approval import Approval
     from agentcli.config import Settings
+    from agentcli.events import Event
+    from agentcli.render import Renderer
 
 HELP = """Commands:
   /help    this text
@@ -29,7 +38,11 @@ HELP = """Commands:
   /context how full the model's context window is
   /compact send the conversation compacted from the next question on (the session keeps it all)
   /exit    leave (Ctrl-D does too)
-Anything else is a question. Ctrl-C cancels the current answer, not the session."""
+Anything else is a question. Several lines: end a line with \\ to go on on the next one; a pasted block of
+several lines is one question (sent on Enter). Ctrl-C cancels the current answer, not the session."""
+
+CONTINUED = "   … "
+"""The prompt of a line that goes on the question of the line before (which ended in a backslash)."""
 
 OLD_HISTORY_FILE = Path.home() / ".agentcli_history"
 """Where the history was before it moved beside the sessions; moved on first use."""
@@ -63,6 +76,9 @@ def _lines() -> Iterator[str]:
         import readline  # enables line editing and history for input()
     except ImportError:  # pragma: no cover - not on every platform
         readline = None  # type: ignore[assignment]
+    if readline is not None and "libedit" not in (readline.__doc__ or ""):
+        # GNU readline keeps a bracketed paste whole (newlines included) until Enter; CPython turns it off
+        readline.parse_and_bind("set enable-bracketed-paste on")
     history = _history_file() if readline is not None else None
     if readline is not None and history is not None:
         with contextlib.suppress(OSError):
@@ -70,7 +86,7 @@ def _lines() -> Iterator[str]:
     try:
         while True:
             try:
-                yield input("agent› ")
+                yield _question()
             except KeyboardInterrupt:
                 sys.stderr.write("\n(type /exit or press Ctrl-D to leave)\n")
             except EOFError:
@@ -80,6 +96,25 @@ def _lines() -> Iterator[str]:
         if readline is not None and history is not None:
             with contextlib.suppress(OSError):
                 readline.write_history_file(history)
+
+
+def _question() -> str:
+    """One input, over several lines while each ends in a backslash (the backslash is not part of it)."""
+    parts = [input("agent› ")]
+    while continued(parts[-1]):
+        parts[-1] = parts[-1].rstrip(" ")[:-1]
+        try:
+            parts.append(input(CONTINUED))
+        except EOFError:  # Ctrl-D ends the question, not the session
+            sys.stderr.write("\n")
+            break
+    return "\n".join(parts)
+
+
+def continued(line: str) -> bool:
+    """Whether a typed line goes on on the next: it ends in one backslash (two stay as they are, and end it)."""
+    stripped = line.rstrip(" ")
+    return stripped.endswith("\\") and not stripped.endswith("\\\\")
 
 
 @guarded
@@ -113,8 +148,11 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
         # Errors quote the server and the model: their control codes are shown, never obeyed.
         sys.stderr.write(visible(text))
 
+    opening = Header(agent.session.id or "", settings.mode, settings.model, settings.endpoint)
+    header = HeaderOnce(opening)
     if sys.stdin.isatty():
-        say(f"agentcli chat · model {settings.model} · mode {settings.mode} · → {settings.endpoint} · /help\n")
+        saved = f" · session {opening.session_id}" if opening.session_id else ""
+        say(f"agentcli chat · model {settings.model} · mode {settings.mode} · → {settings.endpoint}{saved} · /help\n")
     for line in _lines():
         text = line.strip()
         if not text:
@@ -136,7 +174,8 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
             say("that line holds bytes that are not valid text; nothing was sent\n")
         else:
             try:
-                approval.renderer = make_renderer(kind, sys.stdout, sys.stderr)
+                header.renderer = make_renderer(kind, sys.stdout, sys.stderr)
+                approval.renderer = header.renderer if kind == "json" else header
                 answer_question(agent, text, approval.renderer)
             except KeyboardInterrupt as exc:
                 say(f"\nturn cancelled {exc}; the conversation is as it was before it\n")
@@ -148,6 +187,42 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
                 if os.environ.get("AGENTCLI_DEBUG") == "1":
                     raise
                 say(f"internal error: {type(exc).__name__}: {exc} (the session goes on)\n")
+
+
+@dataclass(frozen=True)
+class Header:
+    """What the header line last said: a turn's header is shown only when this changes."""
+
+    session_id: str
+    mode: str
+    model: str
+    endpoint: str
+
+
+class HeaderOnce:
+    """A renderer that shows a run's header line (RunStarted) only when it says something new: once per
+    session, then again only after /reset (a new session) or when the protocol changed (auto fell back to
+    react). JSON output is not wrapped: every run there keeps its run_started event."""
+
+    def __init__(self, shown: Header) -> None:
+        self.renderer: Renderer | None = None
+        """The renderer of the current turn (a new one each turn)."""
+        self._shown = shown
+
+    def handle(self, event: Event) -> None:
+        from agentcli.events import RunStarted
+
+        assert self.renderer is not None
+        if isinstance(event, RunStarted):
+            now = Header(event.session_id, event.mode, event.model, event.endpoint)
+            if now == self._shown:
+                return
+            self._shown = now
+        self.renderer.handle(event)
+
+    def close(self) -> None:
+        if self.renderer is not None:
+            self.renderer.close()
 
 
 def _context(agent: Agent, *, compact: bool) -> str:
