@@ -7,6 +7,7 @@ asked for. `agent --help` lists them all, and builds them all.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Iterator, MutableMapping
 from typing import Annotated, Any
@@ -83,19 +84,41 @@ def build(name: str) -> typer.core.TyperCommand:
     built = typer.main.get_command(root)
     if isinstance(built, typer.core.TyperGroup):  # a group of subcommands stays a group under its name
         built = built.commands[name]
+    _usual_usage(built)
     return built  # type: ignore[return-value]
+
+
+def _metavar(shown: str, ctx: Any, *, usage: bool = False) -> str:
+    return shown
+
+
+def _usual_usage(command: Any) -> None:
+    """Usage lines in the usual style: a required argument as `QUESTION` or `ID...`, an optional one as `[ID]`
+    (Typer writes a required one as `{QUESTION}`), the same in every command and subcommand."""
+    for param in command.params:
+        if isinstance(param, typer.core.TyperArgument) and param.required:
+            shown = param.metavar or (param.name or "").upper()
+            param.make_metavar = functools.partial(_metavar, shown)  # type: ignore[method-assign]
+    for sub in getattr(command, "commands", {}).values():
+        _usual_usage(sub)
 
 
 app = typer.Typer(
     name="agent",
     cls=LazyCommands,
-    help="A small coding assistant on a readable agent engine. Configure LLM_API_KEY, LLM_BASE_URL and "
-    'LLM_MODEL_NAME (environment or .env), then: agent ask "..."',
+    help="A small coding assistant on a readable agent engine. Configure a model (LLM_MODEL_NAME, LLM_API_KEY, "
+    "LLM_BASE_URL in the environment or .env, or the config file: agent config path), then: agent ask "
+    '"..."',
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    # Typer's own --install-completion / --show-completion (bash, zsh, fish). typer.main imports its completion
+    # module anyway; the two options cost one small signature read at start-up, and completing a command
+    # builds only that command (CommandTable).
+    add_completion=True,
+    # Click wraps help at 80 columns even on a wider terminal; up to 120 it follows the terminal (every command
+    # inherits this from the root's context)
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120},
 )
 
 

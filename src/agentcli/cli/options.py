@@ -41,7 +41,7 @@ Mode = Annotated[
 ]
 Workspace = Annotated[
     Path | None,
-    typer.Option("--workspace", help="Sandbox root of the file tools [default: the current directory]."),
+    typer.Option("--workspace", "-w", help="Sandbox root of the file tools [default: the current directory]."),
 ]
 ToolFiles = Annotated[
     list[Path] | None,
@@ -86,7 +86,9 @@ class RunOptions:
     workspace: Workspace = None
     output: Annotated[
         OutputName | None,
-        typer.Option("--output", help="rich, plain or json lines [default: rich on a terminal, plain otherwise]."),
+        typer.Option(
+            "--output", "-o", help="rich, plain or json lines [default: rich on a terminal, plain otherwise]."
+        ),
     ] = None
     timeout: Annotated[
         float | None,
@@ -110,10 +112,16 @@ class RunOptions:
     base_url: Annotated[str | None, typer.Option("--base-url", help="Overrides LLM_BASE_URL.", show_default=False)] = (
         None
     )
-    model: Annotated[str | None, typer.Option("--model", help="Overrides LLM_MODEL_NAME.", show_default=False)] = None
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", "-m", help="Overrides LLM_MODEL_NAME (or names an alias of the config file).", show_default=False
+        ),
+    ] = None
     tools: ToolFiles = None
     yes: Annotated[
-        bool, typer.Option("--yes", help="Approve every call of a tool that asks for approval.", show_default=False)
+        bool,
+        typer.Option("--yes", "-y", help="Approve every call of a tool that asks for approval.", show_default=False),
     ] = False
     no_save: Annotated[
         bool, typer.Option("--no-save", help="Save nothing of this session (agent sessions lists the saved ones).")
@@ -203,15 +211,18 @@ class RunOptions:
 R = TypeVar("R")
 
 
-def with_run_options(command: Callable[..., R]) -> Callable[..., R]:
-    """Give a command every RunOptions field as a CLI option; it receives them as one `options: RunOptions`."""
+def with_run_options(command: Callable[..., R], *, leave_out: tuple[str, ...] = ()) -> Callable[..., R]:
+    """Give a command every RunOptions field as a CLI option; it receives them as one `options: RunOptions`.
+    The fields named in `leave_out` are not offered (the command would not honour them): they keep their
+    defaults."""
     own = [param for param in inspect.signature(command).parameters.values() if param.name != "options"]
     hints = {**get_type_hints(command, include_extras=True), **get_type_hints(RunOptions, include_extras=True)}
+    offered = [item for item in fields(RunOptions) if item.name not in leave_out]
     added = [
         inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=item.default, annotation=hints[item.name])
-        for item in fields(RunOptions)
+        for item in offered
     ]
-    names = [item.name for item in fields(RunOptions)]
+    names = [item.name for item in offered]
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> R:
@@ -222,3 +233,9 @@ def with_run_options(command: Callable[..., R]) -> Callable[..., R]:
     wrapper.__dict__["__signature__"] = inspect.Signature(params)  # what Typer reads
     wrapper.__annotations__ = {param.name: param.annotation for param in params}
     return wrapper
+
+
+def with_run_options_but(*leave_out: str) -> Callable[[Callable[..., R]], Callable[..., R]]:
+    """`with_run_options`, without the options `leave_out` names (e.g. `resume` speaks its session's protocol)."""
+    assert set(leave_out) <= {item.name for item in fields(RunOptions)}, leave_out
+    return functools.partial(with_run_options, leave_out=leave_out)

@@ -10,11 +10,11 @@ from typing import Annotated
 import typer
 
 from agentcli.cli.exits import EXIT_USAGE, fail, guarded, outcome
-from agentcli.cli.options import RunOptions, with_run_options
+from agentcli.cli.options import RunOptions, with_run_options_but
 
 
 @guarded
-@with_run_options
+@with_run_options_but("mode", "stream", "continue_", "session")  # the session's own protocol; ID names it
 def resume(
     session_id: Annotated[
         str | None,
@@ -26,7 +26,9 @@ def resume(
     options: RunOptions,
 ) -> None:
     """Finish the last run of a session from its last saved step; tool calls that have results are not run
-    again. The run goes on in the protocol it was speaking, in its workspace unless --workspace is given.
+    again. The run goes on in the protocol it was speaking, with its model and server unless --model or
+    --base-url is given (the API key comes from --api-key, the environment or .env), in its workspace unless
+    --workspace is given.
 
     Exit codes as for ask: 0 answer printed, 1 no answer, 2 usage error (no such session, or its last run
     finished), 130 interrupted.

@@ -26,7 +26,9 @@ sessions_app = typer.Typer(
     no_args_is_help=True,
 )
 
-SessionId = Annotated[str, typer.Argument(help="A session id, or a unique prefix of one.", show_default=False)]
+SessionId = Annotated[
+    str, typer.Argument(help="A session id, or a unique prefix of one.", show_default=False, metavar="ID")
+]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON, for scripts.")]
 
 
