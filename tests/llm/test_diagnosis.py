@@ -157,3 +157,43 @@ def test_pydantics_own_text_form_is_read_as_a_validation_error_too() -> None:
         "1 validation error for ChatRequest messages.1.content Input should be a valid string"
     )
     assert validation_problem("CUDA out of memory") is None
+
+
+# -- a base URL without /v1 (issue 22) ------------------------------------------------------------------------
+
+
+def test_a_404_from_a_base_url_without_v1_suggests_the_v1_form(scripted_server: ScriptedServer) -> None:
+    from pathlib import Path
+
+    from agentcli.llm.client import OpenAIChatClient
+    from tests.support.agents import agent_settings
+
+    root = scripted_server.base_url.removesuffix("/v1")
+    scripted_server.script = [error(404, "Invalid URL (POST /chat/completions)")]
+    client = OpenAIChatClient(agent_settings(Path.cwd(), base_url=root, max_retries=0))
+    try:
+        with pytest.raises(LLMError) as caught:
+            list(client.stream({"messages": [{"role": "user", "content": "q"}]}))
+    finally:
+        client.close()
+    said = str(caught.value)
+    assert "answered 404: Invalid URL" in said and f"most OpenAI-compatible servers answer at {root}/v1." in said
+
+
+@pytest.mark.parametrize(
+    ("base_url", "status", "hinted"),
+    [
+        ("http://localhost:8080", 404, "http://localhost:8080/v1"),
+        ("http://localhost:8080/", 404, "http://localhost:8080/v1"),
+        ("https://gateway.example/llm?x=1", 404, "https://gateway.example/llm/v1?x=1"),
+        ("http://localhost:8080/v1", 404, None),
+        ("https://generativelanguage.googleapis.com/v1beta/openai", 404, None),
+        ("http://localhost:8080", 400, None),
+        (None, 404, None),
+    ],
+)
+def test_the_v1_hint_only_where_it_can_help(base_url: str | None, status: int, hinted: str | None) -> None:
+    from agentcli.llm.diagnosis import missing_v1_hint
+
+    hint = missing_v1_hint(base_url, status)
+    assert (hinted in hint) if hinted is not None else hint == ""

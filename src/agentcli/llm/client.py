@@ -37,6 +37,7 @@ from agentcli.llm.assembly import ToolCallAssembler
 from agentcli.llm.bounds import MAX_REPLY_CHARS, MAX_REPLY_MB, reply_deadline
 from agentcli.llm.diagnosis import (
     context_full_message,
+    missing_v1_hint,
     says_cannot_stream,
     says_context_is_full,
     says_tools_are_refused,
@@ -90,6 +91,7 @@ class OpenAIChatClient:
         self._scrubber = Scrubber(self._secret)
         self._server = f"the server at {settings.endpoint}"
         self._server_cap = "T" + self._server[1:]  # for a sentence's start
+        self._base_url = settings.saved_base_url  # for a hint in an error: never with credentials
         self._timeout = settings.timeout
         self._retries = settings.max_retries
         self._sleep: Callable[[float], None] = time.sleep
@@ -347,7 +349,9 @@ class OpenAIChatClient:
                 "help. A server stricter than the API, or a bug in agentcli: please report it.",
                 status=status,
             )
-        return LLMError(f"{self._server_cap} answered {status}: {message}", status=status)
+        said = f"{self._server_cap} answered {status}: {message}"
+        hint = missing_v1_hint(self._base_url, status)  # "404 Invalid URL" alone does not say what to fix
+        return LLMError(said + ("" if not hint or said.endswith(".") else ".") + hint, status=status)
 
     def _scrub(self, text: str) -> str:
         """Servers echo the key back, in their errors and even in replies; it must never reach the screen."""

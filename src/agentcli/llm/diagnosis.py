@@ -104,3 +104,19 @@ def _path(where: tuple[str, ...]) -> str:
             continue
         path += f"[{part}]" if part.isdigit() else f".{part}" if path else part
     return path or "the request"
+
+
+def missing_v1_hint(base_url: str | None, status: int | None) -> str:
+    """For a 404 from a base URL whose path does not end in a version (`/v1`): the form to try, as a sentence
+    to add to the error; "" otherwise. OpenAI-compatible servers (OpenAI, DeepSeek, vLLM, llama.cpp, Ollama,
+    LM Studio) serve `/v1/chat/completions`; a base URL of just the host asks for `/chat/completions`."""
+    if status != 404 or not base_url:
+        return ""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url)
+    path = parts.path.rstrip("/")
+    if re.search(r"/v\d+(?:beta\d*|alpha\d*)?$", path) or path.endswith("/openai"):
+        return ""
+    suggested = parts._replace(path=f"{path}/v1").geturl()
+    return f" The base URL {base_url} has no /v1: most OpenAI-compatible servers answer at {suggested}."
