@@ -140,3 +140,11 @@ def test_a_session_started_with_an_alias_goes_on_with_the_aliases_key(tmp_path: 
         "ds-secret",
     )
     assert settings.sources["model"] == settings.sources["base_url"] == "session"
+
+
+def test_resume_no_stream_asks_the_rest_of_the_run_unstreamed(scripted_server: ScriptedServer, agent: Any) -> None:
+    fail_once(scripted_server, agent)
+    assert scripted_server.requests[-1].get("stream") is True
+    scripted_server.script = [text("done")]
+    assert agent("resume", "--no-judge", "--no-stream").exit_code == 0
+    assert not scripted_server.requests[-1].get("stream")

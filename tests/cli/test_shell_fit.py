@@ -64,9 +64,9 @@ def test_usage_lines_share_one_argument_style() -> None:
 
 def test_resume_offers_only_the_options_it_honours() -> None:
     text = RUNNER.invoke(app, ["resume", "--help"], env={"COLUMNS": "120"}).stdout
-    for ignored in ("--mode", "--continue", "--session", "--stream"):
+    for ignored in ("--mode", "--continue", "--session"):
         assert not re.search(rf"{ignored}\b", text), ignored
-    for honoured in ("--model", "--base-url", "--workspace", "--judge", "--max-steps", "--yes"):
+    for honoured in ("--model", "--base-url", "--workspace", "--judge", "--max-steps", "--yes", "--no-stream"):
         assert honoured in text
     done = RUNNER.invoke(app, ["resume", "--mode", "react"])
     assert done.exit_code == 2 and "No such option" in done.output

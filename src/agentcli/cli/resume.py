@@ -14,7 +14,7 @@ from agentcli.cli.options import RunOptions, with_run_options_but
 
 
 @guarded
-@with_run_options_but("mode", "stream", "continue_", "session")  # the session's own protocol; ID names it
+@with_run_options_but("mode", "continue_", "session")  # the session's own protocol; ID names the session
 def resume(
     session_id: Annotated[
         str | None,
@@ -55,7 +55,9 @@ def resume(
     from agentcli.render import make_renderer
 
     saving = recorder(settings, options, store)
-    session = to_session(saved, keep_last=True)
+    session = to_session(saved, keep_last=True, streaming=options.stream)
+    if options.stream is not None and session.runs:  # --no-stream for a server that turned out unable to stream
+        session.runs[-1].streaming = options.stream
     if saving is not None:
         saving.adopt(session)  # a run another process is still running is never resumed
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
