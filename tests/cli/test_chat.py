@@ -111,3 +111,16 @@ def test_a_line_goes_on_when_it_ends_in_one_backslash() -> None:
 
     assert continued("first\\") and continued("first \\  ")
     assert not continued("first") and not continued("a path C:\\\\") and not continued("")
+
+
+def test_a_block_of_several_lines_is_a_question_even_when_it_starts_with_a_slash(
+    scripted_server: ScriptedServer, invoke: Invoke, monkeypatch: Any
+) -> None:
+    # what a paste or a backslash gives _talk: one text with its line breaks (the pty test covers the terminal)
+    import agentcli.cli.chat as chat
+
+    monkeypatch.setattr(chat, "_lines", lambda: iter(["/usr/lib/x.py: line 3\nSyntaxError: oops"]))
+    scripted_server.script = [text("a syntax error")]
+    done = invoke("chat", "--no-judge")
+    assert done.exit_code == 0 and "unknown command" not in done.stderr
+    assert scripted_server.requests[0]["messages"][-1]["content"] == "/usr/lib/x.py: line 3\nSyntaxError: oops"

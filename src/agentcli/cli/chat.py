@@ -168,7 +168,7 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
             say(_context(agent, compact=text == "/compact") + "\n")
         elif text == "/tools":
             say("".join(f"  {tool.name}: {tool.description}\n" for tool in agent.tools))
-        elif text.startswith("/"):
+        elif text.startswith("/") and "\n" not in text:  # a pasted block that starts with a path is a question
             say(f"unknown command {text.split()[0]}; /help lists the commands\n")
         elif undecodable(text):
             say("that line holds bytes that are not valid text; nothing was sent\n")
