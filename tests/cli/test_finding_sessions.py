@@ -86,7 +86,7 @@ def test_continue_and_session_use_the_saved_model_unless_model_is_given(
 
 def test_continue_says_which_session_then_its_last_exchange(scripted_server: ScriptedServer, agent: Any) -> None:
     scripted_server.script = [text("the answer\nin two lines"), text("again")]
-    assert agent("ask", "the question", "--no-judge").exit_code == 0
+    assert agent("ask", "the\nquestion", "--no-judge").exit_code == 0
     sid = listed(agent)[0]["id"]
     done = agent("ask", "more", "--continue", "--no-judge")
     lines = done.stderr.splitlines()
