@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from agentcli.cli.app import app
@@ -148,3 +151,20 @@ def test_resume_no_stream_asks_the_rest_of_the_run_unstreamed(scripted_server: S
     scripted_server.script = [text("done")]
     assert agent("resume", "--no-judge", "--no-stream").exit_code == 0
     assert not scripted_server.requests[-1].get("stream")
+
+
+@examples(max_examples=60, deadline=None)
+@given(
+    user=st.text("abcxyz019-_.%", min_size=1, max_size=8),
+    password=st.text("PQRSTUVW", min_size=3, max_size=12),  # letters a host, path or query here never holds
+    port=st.none() | st.integers(1, 65535),
+    path=st.sampled_from(["", "/", "/v1", "/api/v1/"]),
+    query=st.sampled_from(["", "?api-version=2024-06-01"]),
+)
+def test_a_saved_base_url_never_holds_the_password(
+    user: str, password: str, port: int | None, path: str, query: str
+) -> None:
+    netloc = f"{user}:{password}@example.com" + (f":{port}" if port else "")
+    saved = Settings(model="m", base_url=f"https://{netloc}{path}{query}").saved_base_url
+    assert password not in saved and "@" not in saved
+    assert saved == f"https://example.com{f':{port}' if port else ''}{path}{query}"
