@@ -154,14 +154,20 @@ class RunOptions:
         ),
     ] = None
     continue_: Annotated[
-        bool, typer.Option("--continue", help="Go on in the memory of the latest saved session, saving into it.")
+        bool,
+        typer.Option(
+            "--continue",
+            help="Go on in the memory of this directory's latest saved session, with its model and base URL "
+            "(unless --model / --base-url), saving into it.",
+        ),
     ] = False
     session: Annotated[
         str | None,
         typer.Option(
             "--session",
             metavar="ID",
-            help="Go on in the memory of saved session ID (a unique prefix will do), saving into it.",
+            help="Go on in the memory of saved session ID (a unique prefix will do), with its model and base URL "
+            "(unless --model / --base-url), saving into it.",
             show_default=False,
         ),
     ] = None
