@@ -26,6 +26,7 @@ COMMANDS = {
     "diff": "agentcli.cli.changes_cmd:diff",
     "undo": "agentcli.cli.changes_cmd:undo",
     "prompt": "agentcli.cli.prompt_cmd:prompt",
+    "mcp": "agentcli.cli.mcp_cmd:mcp_app",
 }
 """Each command's name and where it is defined (a function, or a Typer app of subcommands), in help order."""
 

@@ -84,11 +84,19 @@ def named_reference(options: RunOptions, argument: str | None = None) -> tuple[b
     return reference is not None or options.continue_, reference
 
 
+def tool_servers() -> dict[str, Any]:
+    """The MCP servers of the configuration file (`[mcp.NAME]`): the Agent starts them at its first run."""
+    from agentcli.config_file import load_config
+
+    return dict(load_config().mcp)
+
+
 def make_agent(settings: Settings, options: RunOptions, **extra: Any) -> Agent:
-    """An Agent that saves its session, in the memory of the saved session --continue / --session names.
-    `extra` goes to Agent() as it is (tools, a client...)."""
+    """An Agent that saves its session, in the memory of the saved session --continue / --session names, with the
+    configuration file's MCP servers. `extra` goes to Agent() as it is (tools, a client...)."""
     from agentcli.agent import Agent
 
+    extra.setdefault("mcp", tool_servers())
     named, reference = named_reference(options)
     if options.no_save and not settings.read_only:
         sys.stderr.write(

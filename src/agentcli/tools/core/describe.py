@@ -11,7 +11,12 @@ def parameter_facts(prop: dict[str, Any], required: bool, defs: dict[str, Any] |
     """A parameter in a few words: `integer, default 200, 1..500`. Error messages, prompts and tables share it.
     `defs` (the schema's `$defs`) spells out an object parameter's fields, so a small model can write one."""
     facts = [_type_name(prop, defs or {})]
-    facts.append("required" if required else f"default {json.dumps(prop.get('default'), ensure_ascii=False)}")
+    if required:
+        facts.append("required")
+    elif "default" in prop:
+        facts.append(f"default {json.dumps(prop['default'], ensure_ascii=False)}")
+    else:  # a hand-written schema (an MCP server's) may leave an optional parameter without a default
+        facts.append("optional")
     low, high = prop.get("minimum"), prop.get("maximum")
     if low is not None and high is not None:
         facts.append(f"{low}..{high}")
@@ -42,12 +47,19 @@ def _type_name(prop: dict[str, Any], defs: dict[str, Any], depth: int = 0) -> st
         if not isinstance(model, dict) or depth > 2:
             return f"{name} object"
         return _object_fields(model, defs, depth + 1)
-    if "anyOf" in prop:
-        return " or ".join(_type_name(option, defs, depth) for option in prop["anyOf"])
-    kind = str(prop.get("type", "any"))
+    if "const" in prop:
+        return json.dumps(prop["const"], ensure_ascii=False)
+    for combined in ("anyOf", "oneOf"):
+        if isinstance(prop.get(combined), list):
+            return " or ".join(_type_name(option, defs, depth) for option in prop[combined] if isinstance(option, dict))
+    kind = prop.get("type", "any")
+    if isinstance(kind, list):  # ["string", "null"]
+        return " or ".join(_type_name({**prop, "type": one}, defs, depth) for one in kind)
     if kind == "array" and isinstance(prop.get("items"), dict):
         return f"array of {_type_name(prop['items'], defs, depth)}"
-    return kind
+    if kind == "object" and isinstance(prop.get("properties"), dict) and prop["properties"] and depth <= 2:
+        return _object_fields(prop, defs, depth + 1)  # an inline object: its fields, as for a $ref
+    return str(kind)
 
 
 def _object_fields(model: dict[str, Any], defs: dict[str, Any], depth: int) -> str:
