@@ -30,7 +30,6 @@ def list_servers(
     Exit codes: 0 every server started (or none is configured), 1 some did not, 2 a malformed configuration file.
     """
     from agentcli.config_file import config_path, load_config
-    from agentcli.mcp import INSTALL_HINT, sdk_installed
 
     servers = dict(load_config().mcp)
     if not servers:
@@ -38,6 +37,8 @@ def list_servers(
             "[]\n" if as_json else f"No MCP servers are configured: add an [mcp.NAME] block to {config_path()}\n"
         )
         return
+    from agentcli.mcp import INSTALL_HINT, sdk_installed
+
     if not sdk_installed():
         sys.stderr.write(f"error: MCP servers are configured but the MCP client is not installed: {INSTALL_HINT}\n")
         raise typer.Exit(1)

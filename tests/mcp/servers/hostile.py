@@ -1,9 +1,11 @@
 """A tiny MCP server (stdio, JSON-RPC by hand, no SDK) that misbehaves on request, for the failure cases.
 
-    python hostile.py [--silent] [--pid-file PATH] [--child]
+    python hostile.py [--silent] [--ignore-eof] [--pid-file PATH] [--child]
 
 --silent: never answers anything (not even initialize). --pid-file: writes "SERVER_PID [CHILD_PID]" once up.
+--ignore-eof: goes on running after its stdin closes (only a signal ends it).
 --child: starts a `sleep` of its own (a server's helper process: it must not outlive the agent either).
+With --pid-file, a call of `hang` creates PATH.hang as it arrives.
 Tools: env (its environment as JSON), hang (never answers), die (exits mid-call), huge (10 MB of text),
 flood (40 MB on stderr, then "flooded"), media (text, an image and a blob resource), shapes (a nested schema).
 """
@@ -14,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 SHAPES = {
     "type": "object",
@@ -60,6 +63,9 @@ def call(name: str, arguments: dict[str, object]) -> dict[str, object] | None:
     if name == "env":
         return text(json.dumps(dict(os.environ)))
     if name == "hang":
+        if "--pid-file" in sys.argv:  # say that the call arrived, for a test waiting to signal the agent
+            with open(sys.argv[sys.argv.index("--pid-file") + 1] + ".hang", "w") as mark:
+                mark.write("hung")
         return None
     if name == "die":
         os._exit(3)
@@ -112,6 +118,9 @@ def main() -> None:
             answer(request_id, {})
         else:
             answer(request_id, error={"code": -32601, "message": f"Method not found: {method}"})
+    if "--ignore-eof" in args:  # busy elsewhere: a closed stdin does not end it
+        while True:
+            time.sleep(3600)
 
 
 if __name__ == "__main__":
