@@ -85,7 +85,15 @@ def named_reference(options: RunOptions, argument: str | None = None) -> tuple[b
 
 
 def tool_servers() -> dict[str, Any]:
-    """The MCP servers of the configuration file (`[mcp.NAME]`): the Agent starts them at its first run."""
+    """The MCP servers of the configuration file (`[mcp.NAME]`): the Agent starts them at its first run. A file
+    that cannot define one (none, or no "mcp" in it) is not parsed: `agent tools list` stays free of Pydantic."""
+    from agentcli.config import config_path
+
+    try:
+        if "mcp" not in config_path().read_text(encoding="utf-8", errors="replace"):
+            return {}
+    except OSError:
+        return {}  # no file (one that cannot be read: load_settings says so, where it is read)
     from agentcli.config_file import load_config
 
     return dict(load_config().mcp)
