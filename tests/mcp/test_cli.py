@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from agentcli.cli import tools_cmd
 from agentcli.cli.app import app
 from agentcli.config_file import McpServer
+from agentcli.engine import context
 from tests.mcp.helpers import config_text, hostile_block, time_block
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 
@@ -62,6 +64,7 @@ def test_tools_list_shows_mcp_tools_their_source_and_schema_size(configure: Conf
     assert "h__hang" not in done.stdout  # `tools = [...]` offers only those
     assert '    point: object {"x": integer (required), "y": integer (required)}, required; where' in done.stdout
     assert ", mcp h ~" in done.stdout.splitlines()[-1]  # the total by source
+    assert tools_cmd.CHARS_PER_TOKEN == context.CHARS_PER_TOKEN  # the estimate of the context budget
     sent = json.loads(RUNNER.invoke(app, ["tools", "list", "--json"]).stdout)
     shapes = next(entry["function"] for entry in sent if entry["function"]["name"] == "h__shapes")
     assert shapes["parameters"]["properties"]["tags"] == {

@@ -100,10 +100,13 @@ def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:
     console.print(_sizes(tools), markup=False, highlight=False)
 
 
+CHARS_PER_TOKEN = 4.0
+"""engine/context.py's estimate before any usage is reported (a test keeps them equal): importing it would pull
+the adapters into `tools list`, 17 ms."""
+
+
 def _tokens(tool: Tool) -> int:
     """The tokens its entry of the `tools` array costs on every request, estimated as the context budget does."""
-    from agentcli.engine.context import CHARS_PER_TOKEN
-
     return round(len(json_text(tool.openai_schema())) / CHARS_PER_TOKEN)
 
 

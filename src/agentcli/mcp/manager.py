@@ -76,7 +76,9 @@ class McpServers:
         tools: list[Tool] = []
         for name, connection in self.connections.items():
             if name in self.failures:
-                self._warn(name, f"MCP server {name} could not start: {self.failures[name]}; {self._see_log(name)}")
+                self._warn(
+                    f"{name}:start", f"MCP server {name} could not start: {self.failures[name]}; {self._see_log(name)}"
+                )
                 continue
             tools.extend(self._tools_of(connection))
         return tools
@@ -103,7 +105,8 @@ class McpServers:
         if missing:
             having = ", ".join(tool.name for tool in connection.tools) or "none"
             self._warn(
-                connection.name, f"MCP server {connection.name} has no tool {', '.join(missing)} (it has: {having})"
+                f"{connection.name}:tools",
+                f"MCP server {connection.name} has no tool {', '.join(missing)} (it has: {having})",
             )
         made = []
         for remote in offered:
@@ -143,7 +146,7 @@ class McpServers:
         except ServerFailed as exc:
             if connection.dead:
                 self._warn(
-                    connection.name,
+                    f"{connection.name}:died",
                     f"MCP server {connection.name} stopped ({connection.dead}); "
                     f"its tools now return errors; {self._see_log(connection.name)}",
                 )
@@ -163,10 +166,10 @@ class McpServers:
         path = self.connections[name].log_path
         return f"its log: {path}" if path is not None else "it has no log"
 
-    def _warn(self, name: str, message: str) -> None:
-        """One line per server at most."""
-        if name not in self._warned:
-            self._warned.add(name)
+    def _warn(self, key: str, message: str) -> None:
+        """One line per server and kind of trouble (did not start, lacks a tool, died) at most."""
+        if key not in self._warned:
+            self._warned.add(key)
             self.warn(message)
 
     def close(self) -> None:
