@@ -231,9 +231,7 @@ class Agent:
         if servers:
             from agentcli.mcp import attach
 
-            attach(self.tools, servers, warn=self._warn)
-            if self.settings.read_only:
-                self.tools.drop_changing()
+            attach(self.tools, servers, warn=self._warn, read_only=self.settings.read_only)
 
     def system_prompt(self) -> str:
         """The system prompt before the protocol's part: the base, the project's AGENTS.md, the environment."""

@@ -73,6 +73,15 @@ def test_tools_list_shows_mcp_tools_their_source_and_schema_size(configure: Conf
     }
 
 
+def test_read_only_keeps_only_trusted_tools_their_server_calls_read_only(configure: Configure) -> None:
+    configure({"time": time_block(trust=True), "h": hostile_block(trust=True), "u": hostile_block(tools=["env"])})
+    done = RUNNER.invoke(app, ["tools", "list", "--json", "--read-only"])
+    assert done.exit_code == 0, done.output
+    names = [entry["function"]["name"] for entry in json.loads(done.stdout)]
+    assert "time__get_current_time" in names and "time__convert_time" in names  # readOnlyHint, trusted
+    assert not [name for name in names if name.startswith(("h__", "u__"))]  # no hint / not trusted
+
+
 @pytest.mark.parametrize("yes", [False, True])
 def test_ask_refuses_an_untrusted_tool_without_yes_and_a_terminal(
     configure: Configure, scripted_server: ScriptedServer, workspace: Path, yes: bool

@@ -54,7 +54,7 @@ def list_tools(
         if servers:
             from agentcli.mcp import attach
 
-            attach(tools, servers, warn=warn_line)
+            attach(tools, servers, warn=warn_line, read_only=read_only)
         if read_only:
             tools.drop_changing()
         _show(tools, mode, as_json)

@@ -33,10 +33,12 @@ def sdk_installed() -> bool:
 
 
 def attach(
-    registry: ToolRegistry, servers: Mapping[str, McpServer], *, warn: Callable[[str], None]
+    registry: ToolRegistry, servers: Mapping[str, McpServer], *, warn: Callable[[str], None], read_only: bool = False
 ) -> McpServers | None:
     """Start `servers` and add their tools to `registry`, which stops them when it is closed. Every problem (no
-    SDK, a server that does not start, a tool whose name is taken) is one `warn` line, and the rest goes on."""
+    SDK, a server that does not start, a tool whose name is taken) is one `warn` line, and the rest goes on.
+    `read_only` (--read-only) offers only the tools of trusted servers that their server says change nothing
+    (an untrusted one asks for approval, and --read-only offers nothing that does)."""
     if not servers:
         return None
     if not sdk_installed():
@@ -48,6 +50,8 @@ def attach(
     started = McpServers(servers, warn=warn)
     registry.on_close(started.close)
     for tool in started.start():
+        if read_only and (tool.requires_approval or tool.name not in started.read_only):
+            continue
         if tool.name in registry:
             warn(f"MCP tool {tool.name} left out: another tool has that name")
             continue

@@ -62,6 +62,8 @@ class McpServers:
         self._closed = False
         self.failures: dict[str, str] = {}
         """Servers that did not start, and why."""
+        self.read_only: set[str] = set()
+        """The tools whose server says they change nothing (`readOnlyHint`: a hint, believed of trusted servers)."""
 
     def start(self) -> list[Tool]:
         """Start every server at once, each within STARTUP_TIMEOUT; the tools of those that started."""
@@ -120,7 +122,10 @@ class McpServers:
     def _tool(self, connection: Connection, remote: Any, name: str) -> Tool:
         schema = parameters(remote.input_schema)
         hints = remote.annotations
-        idempotent = hints is not None and bool(hints.idempotent_hint or hints.read_only_hint)
+        read_only = hints is not None and bool(hints.read_only_hint)
+        if read_only:
+            self.read_only.add(name)
+        idempotent = read_only or (hints is not None and bool(hints.idempotent_hint))
 
         def call(**arguments: Any) -> str:
             return self.call(connection, remote.name, arguments)
