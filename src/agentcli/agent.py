@@ -205,7 +205,7 @@ class Agent:
     def start(self, question: str, *, planning: bool = False, plan: tuple[PlanStep, ...] = ()) -> Run:
         """Begin a question; iterate the Run for its events. A `planning` run is offered only the tools that
         change nothing and ends with the model's plan; `plan` starts a run with a plan already accepted."""
-        self._start_tool_servers()
+        self.open_tools()
         self.engine.base_prompt = self.system_prompt()  # AGENTS.md is read at the start of each run
         run = self.session.begin(question)
         run.planning, run.plan = planning, plan
@@ -221,12 +221,13 @@ class Agent:
             run.state, run.failure, run.answer = State.THINKING, "", None
             run.format_errors = run.stuck_turns = run.stream_retries = 0
         self.session = session
-        self._start_tool_servers()
+        self.open_tools()
         self.engine.base_prompt = self.system_prompt()
         return Run(self.engine, session, run, self.recorder)
 
-    def _start_tool_servers(self) -> None:
-        """The MCP servers' tools join the registry at the first run; the servers live until close()."""
+    def open_tools(self) -> None:
+        """Start the MCP servers, whose tools join the registry (done by the first run; again, nothing happens).
+        They live until close()."""
         servers, self._mcp = self._mcp, {}
         if servers:
             from agentcli.mcp import attach

@@ -100,6 +100,17 @@ def test_ask_refuses_an_untrusted_tool_without_yes_and_a_terminal(
         assert "h__env needs approval and there is no terminal to ask on" in done.stderr
 
 
+def test_chat_lists_the_servers_tools_before_the_first_question(
+    configure: Configure, scripted_server: ScriptedServer
+) -> None:
+    configure({"h": hostile_block(tools=["env"])})
+    env = {"LLM_API_KEY": "sk-test", "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "m"}
+    done = RUNNER.invoke(app, ["chat", "--no-save"], input="/tools\n/exit\n", env=env)
+    assert done.exit_code == 0, done.output
+    assert "  h__env: Report the environment.\n" in done.stderr
+    assert scripted_server.requests == []
+
+
 def test_help_and_tools_list_without_servers_load_nothing_of_the_sdk() -> None:
     code = (
         "import sys\n"

@@ -20,12 +20,23 @@ def tool_name(server: str, tool: str) -> str | None:
 
 def parameters(input_schema: object) -> dict[str, Any]:
     """The server's input schema as a tool's parameters: an object schema with `properties` (servers may leave
-    them out for a tool without arguments); every other keyword kept as the server wrote it."""
+    them out for a tool without arguments), each property a schema object (`true` or junk becomes `{}`: any
+    value), `required` a list of names; every other keyword kept as the server wrote it."""
     schema = dict(input_schema) if isinstance(input_schema, dict) else {}
     schema.pop("$schema", None)  # which draft it is: noise for the model, and some endpoints refuse it
     schema["type"] = "object"
-    if not isinstance(schema.get("properties"), dict):
-        schema["properties"] = {}
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    schema["properties"] = {str(k): v if isinstance(v, dict) else {} for k, v in properties.items()}
+    if not isinstance(schema.get("$defs", {}), dict):
+        del schema["$defs"]
+    if "required" in schema:
+        required = schema["required"]
+        names = [name for name in required if isinstance(name, str)] if isinstance(required, list) else []
+        if names:
+            schema["required"] = names
+        else:
+            del schema["required"]
     return schema
 
 
