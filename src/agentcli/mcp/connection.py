@@ -33,11 +33,13 @@ def server_environment(block: McpServer, environ: dict[str, str] | None = None) 
 
 @dataclass
 class Connection:
+    """One configured server (`block` of `[mcp.NAME]`) and, while it runs, its SDK client."""
+
     name: str
     block: McpServer
     log_path: Path | None = None
     tools: list[Any] = field(default_factory=list)
-    """The server's tools (SDK `Tool`s), as listed at the start and filtered by the block's `tools`."""
+    """The server's tools (SDK `Tool`s), all it listed at the start (the manager offers those the block names)."""
     dead: str = ""
     """Why the server can no longer be called ("" while it can)."""
     _client: Any = None
