@@ -230,9 +230,12 @@ class Agent:
         They live until close()."""
         servers, self._mcp = self._mcp, {}
         if servers:
-            from agentcli.mcp import attach
+            from agentcli.mcp import attach, over_budget
 
             attach(self.tools, servers, warn=self._warn, read_only=self.settings.read_only)
+            warning = over_budget(self.tools, self.engine.context_window)
+            if warning is not None:
+                self._warn(warning)
 
     def system_prompt(self) -> str:
         """The system prompt before the protocol's part: the base, the project's AGENTS.md, the environment."""

@@ -15,6 +15,7 @@ import agentcli.mcp
 import agentcli.mcp.manager
 from agentcli.agent import Agent
 from agentcli.config_file import McpServer
+from agentcli.engine import context
 from agentcli.events import ToolReturned
 from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.mcp.manager import McpServers
@@ -134,6 +135,18 @@ def test_servers_that_cannot_start_cost_one_line_each_and_the_run_goes_on(
     assert warned[1].startswith("MCP server silent could not start: it did not start within 2 s")
     assert "ok__media" in names and not any(name.startswith(("missing__", "silent__")) for name in names)
     assert not next(e for e in result.events if isinstance(e, ToolReturned)).is_error
+
+
+def test_tool_definitions_that_fill_the_window_are_one_warning(workspace: Path) -> None:
+    warned: list[str] = []
+    settings = agent_settings(workspace, context_window=1024)  # the hostile server's 7 tools: ~400 tokens
+    with Agent(
+        settings, client=ScriptedClient([text("done")]), mcp={"h": hostile_block()}, warn=warned.append
+    ) as agent:
+        assert agent.run("go").status == "finished"
+    assert len(warned) == 1 and warned[0].startswith("the MCP servers' tool definitions take ~")
+    assert "of the model's 1,024-token window (h ~" in warned[0] and "tools = [...]" in warned[0]
+    assert agentcli.mcp.CHARS_PER_TOKEN == context.CHARS_PER_TOKEN
 
 
 def test_without_the_extra_one_line_says_how_to_install_it(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,6 +22,11 @@ if TYPE_CHECKING:
     from agentcli.tools.core.registry import ToolRegistry
 
 INSTALL_HINT = "pip install 'agentcli[mcp]'"
+BUDGET_SHARE = 0.25
+"""The share of the model's context window the MCP tools' schemas may take before a warning says so: they are
+re-sent with every request, and compaction cannot shrink them."""
+CHARS_PER_TOKEN = 4.0
+"""As the context budget estimates before the server has reported usage (engine/context.py; a test pins it)."""
 
 
 def sdk_installed() -> bool:
@@ -30,6 +35,25 @@ def sdk_installed() -> bool:
         return importlib.util.find_spec("mcp") is not None
     except (ImportError, ValueError):
         return False
+
+
+def over_budget(registry: ToolRegistry, window: int) -> str | None:
+    """A warning when the MCP tools' schemas take more than BUDGET_SHARE of `window` tokens, else None."""
+    import json
+
+    sizes: dict[str, int] = {}
+    for tool in registry:
+        if tool.source.startswith("mcp "):
+            name = tool.source.removeprefix("mcp ")
+            sizes[name] = sizes.get(name, 0) + round(len(json.dumps(tool.openai_schema())) / CHARS_PER_TOKEN)
+    total = sum(sizes.values())
+    if total <= BUDGET_SHARE * window:
+        return None
+    largest = ", ".join(f"{name} ~{tokens:,}" for name, tokens in sorted(sizes.items(), key=lambda i: -i[1]))
+    return (
+        f"the MCP servers' tool definitions take ~{total:,} tokens of every request, {total / window:.0%} of the "
+        f"model's {window:,}-token window ({largest}); offer fewer with tools = [...] in their [mcp.NAME] blocks"
+    )
 
 
 def attach(
@@ -59,4 +83,4 @@ def attach(
     return started
 
 
-__all__ = ["INSTALL_HINT", "attach", "sdk_installed"]
+__all__ = ["INSTALL_HINT", "attach", "over_budget", "sdk_installed"]
