@@ -31,9 +31,10 @@ ALLOWED = {
     "adapters": {"tools", "llm"},
     "engine": {"adapters", "tools", "llm"},
     "render": set(),
-    "agent": {"engine", "adapters", "tools", "llm", "sandbox"},
+    "agent": {"engine", "adapters", "tools", "llm", "sandbox", "mcp", "config_file"},
+    "mcp": {"tools", "store", "config_file"},  # MCP servers' tools are Tools; their logs live in the store's home
     "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
-    "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox"},
+    "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp", "config_file"},
 }
 
 

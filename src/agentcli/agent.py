@@ -17,9 +17,9 @@ import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agentcli.config import Settings
 from agentcli.engine.context import window_of
@@ -35,6 +35,9 @@ from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.registry import Tool, ToolRegistry
+
+if TYPE_CHECKING:
+    from agentcli.config_file import McpServer
 
 
 @dataclass(frozen=True)
@@ -140,7 +143,8 @@ class Agent:
 
     `tools` are added to the built-ins (`builtins=False` leaves those out); `before_call` decides, before each
     tool call, whether it runs (`Allow()`) or what the model is told instead (`Deny(reason)`); a `recorder`
-    (the CLI's saves sessions) sees every event and every move.
+    (the CLI's saves sessions) sees every event and every move. `mcp` servers (the config file's `[mcp.NAME]`
+    blocks) are started at the first run and stopped by `close()`; `warn` gets each one-line problem.
     """
 
     def __init__(
@@ -152,8 +156,12 @@ class Agent:
         builtins: bool = True,
         before_call: BeforeCall = approved_only,
         recorder: Recorder | None = None,
+        mcp: Mapping[str, McpServer] | None = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.settings = settings
+        self._mcp = dict(mcp or {})
+        self._warn = warn or _warn
         self.recorder = recorder
         """Sees every run (the CLI's saves sessions); None saves nothing."""
         # The file tools' ledger is the session's log, whichever session the agent holds (reset, resume).
@@ -197,6 +205,7 @@ class Agent:
     def start(self, question: str, *, planning: bool = False, plan: tuple[PlanStep, ...] = ()) -> Run:
         """Begin a question; iterate the Run for its events. A `planning` run is offered only the tools that
         change nothing and ends with the model's plan; `plan` starts a run with a plan already accepted."""
+        self.open_tools()
         self.engine.base_prompt = self.system_prompt()  # AGENTS.md is read at the start of each run
         run = self.session.begin(question)
         run.planning, run.plan = planning, plan
@@ -212,8 +221,21 @@ class Agent:
             run.state, run.failure, run.answer = State.THINKING, "", None
             run.format_errors = run.stuck_turns = run.stream_retries = 0
         self.session = session
+        self.open_tools()
         self.engine.base_prompt = self.system_prompt()
         return Run(self.engine, session, run, self.recorder)
+
+    def open_tools(self) -> None:
+        """Start the MCP servers, whose tools join the registry (done by the first run; again, nothing happens).
+        They live until close()."""
+        servers, self._mcp = self._mcp, {}
+        if servers:
+            from agentcli.mcp import attach, over_budget
+
+            attach(self.tools, servers, warn=self._warn, read_only=self.settings.read_only)
+            warning = over_budget(self.tools, self.engine.context_window)
+            if warning is not None:
+                self._warn(warning)
 
     def system_prompt(self) -> str:
         """The system prompt before the protocol's part: the base, the project's AGENTS.md, the environment."""
@@ -239,7 +261,8 @@ class Agent:
         self.session = Session(self.session.mode, self.session.streaming)
 
     def close(self) -> None:
-        """Close the model client's connections, and the recorder's store."""
+        """Stop the tools' servers; close the model client's connections, and the recorder's store."""
+        self.tools.close()
         for owner in (self.client, self.recorder):
             close = getattr(owner, "close", None)
             if close is not None:
@@ -250,3 +273,8 @@ class Agent:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"warning: {message}\n")
+    sys.stderr.flush()

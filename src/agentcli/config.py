@@ -196,6 +196,19 @@ class Choices(TypedDict, total=False):
     allow_network: bool
 
 
+CONFIG_VARIABLE = "AGENTCLI_CONFIG"
+
+
+def config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the configuration file is (whether or not it exists). Here, not in config_file.py, so that a command
+    can look for the file without importing Pydantic (`agent tools list` with no MCP server configured)."""
+    env = os.environ if environ is None else environ
+    if env.get(CONFIG_VARIABLE):
+        return Path(env[CONFIG_VARIABLE]).expanduser()
+    base = Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
+    return base / "agentcli" / "config.toml"
+
+
 def load_settings(
     *,
     api_key: str | None = None,

@@ -30,17 +30,17 @@ A malformed file is a ConfigError naming the file and the line.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agentcli.config import CONFIG_VARIABLE as CONFIG_VARIABLE  # re-exported: where they were first
+from agentcli.config import config_path as config_path
 from agentcli.errors import ConfigError
 from agentcli.modes import ModeName
 
-CONFIG_VARIABLE = "AGENTCLI_CONFIG"
 ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 """What a variable's name looks like: `api_key_env` names one, it is never a key."""
 
@@ -100,15 +100,6 @@ class ConfigFile(_Strict):
 
 
 NO_FILE = ConfigFile()
-
-
-def config_path(environ: dict[str, str] | None = None) -> Path:
-    """Where the configuration file is (whether or not it exists)."""
-    env = os.environ if environ is None else environ
-    if env.get(CONFIG_VARIABLE):
-        return Path(env[CONFIG_VARIABLE]).expanduser()
-    base = Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
-    return base / "agentcli" / "config.toml"
 
 
 def load_config(path: Path | None = None) -> ConfigFile:

@@ -28,6 +28,7 @@ COMMANDS = {
     "undo": "agentcli.cli.changes_cmd:undo",
     "prompt": "agentcli.cli.prompt_cmd:prompt",
     "config": "agentcli.cli.config_cmd:config_app",
+    "mcp": "agentcli.cli.mcp_cmd:mcp_app",
 }
 """Each command's name and where it is defined (a function, or a Typer app of subcommands), in help order."""
 

@@ -167,6 +167,7 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
         elif text in ("/context", "/compact"):
             say(_context(agent, compact=text == "/compact") + "\n")
         elif text == "/tools":
+            agent.open_tools()  # the MCP servers' tools too, before the first question has started them
             say("".join(f"  {tool.name}: {tool.description}\n" for tool in agent.tools))
         elif text.startswith("/") and "\n" not in text:  # a pasted block that starts with a path is a question
             say(f"unknown command {text.split()[0]}; /help lists the commands\n")

@@ -33,7 +33,7 @@ def resume(
     Exit codes as for ask: 0 answer printed, 1 no answer, 2 usage error (no such session, or its last run
     finished), 130 interrupted.
     """
-    from agentcli.cli.saving import find_session, named_reference, open_store, recorder
+    from agentcli.cli.saving import find_session, named_reference, open_store, recorder, tool_servers
     from agentcli.store.loading import last_status, to_session
 
     _, reference = named_reference(options, session_id)
@@ -62,7 +62,8 @@ def resume(
         saving.adopt(session)  # a run another process is still running is never resumed
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
     approval = Approval(yes=options.yes, renderer=renderer, settings=settings)
-    with Agent(settings, options.extra_tools(), before_call=approval, recorder=saving) as agent:
+    servers = tool_servers()
+    with Agent(settings, options.extra_tools(), before_call=approval, recorder=saving, mcp=servers) as agent:
         final = finish(agent.resume(session), renderer)
     store.close()
     raise typer.Exit(outcome(final))

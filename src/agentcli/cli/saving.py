@@ -96,12 +96,29 @@ def named_reference(options: RunOptions, argument: str | None = None) -> tuple[b
     return reference is not None or options.continue_, reference
 
 
+def tool_servers() -> dict[str, Any]:
+    """The MCP servers of the configuration file (`[mcp.NAME]`): the Agent starts them at its first run. A file
+    that cannot define one (none, or no "mcp" in it) is not parsed: `agent tools list` stays free of Pydantic."""
+    from agentcli.config import config_path
+
+    try:
+        if "mcp" not in config_path().read_text(encoding="utf-8", errors="replace"):
+            return {}
+    except OSError:
+        return {}  # no file (one that cannot be read: load_settings says so, where it is read)
+    from agentcli.config_file import load_config
+
+    return dict(load_config().mcp)
+
+
 def make_agent(options: RunOptions, approve: Callable[[Settings], BeforeCall], **extra: Any) -> Agent:
     """An Agent that saves its session, in the memory of the saved session --continue / --session names (and
     with its model and base URL unless --model / --base-url are given). `approve(settings)` makes the agent's
-    `before_call` once the settings are known; `extra` goes to Agent() as it is (tools, a client...)."""
+    `before_call` once the settings are known; `extra` goes to Agent() as it is (tools, a client...); the
+    configuration file's MCP servers come too."""
     from agentcli.agent import Agent
 
+    extra.setdefault("mcp", tool_servers())
     named, reference = named_reference(options)
     if not named:
         settings = options.settings()

@@ -1,7 +1,10 @@
-"""`agent tools list`: the tools and the exact schemas (or prompt) the model is sent.
+"""`agent tools list`: the tools and the exact schemas (or prompt) the model is sent, with where each came from
+and how much of every request its schema takes.
 
 It reads no model settings (a malformed LLM_BASE_URL cannot break it) and, for the built-in tools, imports
-neither Pydantic nor (unless stdout is a terminal) Rich's console: it starts about as fast as `--help`.
+neither Pydantic nor (unless stdout is a terminal) Rich's console: it starts about as fast as `--help`. The
+configuration file's MCP servers are started (and stopped at the end) to list their tools; without any, nothing
+of the MCP SDK is imported.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ import typer
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
 from agentcli.config import Settings
-from agentcli.text import json_text
+from agentcli.modes import ModeName
+from agentcli.text import json_text, visible
 
 if TYPE_CHECKING:
-    from agentcli.tools.core.registry import ToolRegistry
+    from agentcli.tools.core.registry import Tool, ToolRegistry
 
 tools_app = typer.Typer(help="Inspect the tools the model can call.", no_args_is_help=True)
 
@@ -43,8 +47,28 @@ def list_tools(
     tools = builtin_tools(settings=settings)
     for tool in extra:
         tools.add(tool)
-    if read_only:
-        tools.drop_changing()
+    from agentcli.cli.saving import tool_servers
+
+    servers = tool_servers()
+    try:
+        if servers:
+            from agentcli.mcp import attach
+
+            attach(tools, servers, warn=warn_line, read_only=read_only)
+        if read_only:
+            tools.drop_changing()
+        _show(tools, mode, as_json)
+    finally:
+        tools.close()
+
+
+def warn_line(message: str) -> None:
+    """One warning line on stderr (a server that did not start, ...), safe for a terminal."""
+    sys.stderr.write(f"warning: {visible(message, one_line=True)}\n")
+    sys.stderr.flush()
+
+
+def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:
     if as_json:
         if mode in ("react", "json"):
             from agentcli.adapters import make_adapter
@@ -60,6 +84,7 @@ def list_tools(
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="Tools", title_justify="left", show_lines=True, caption=sandbox or None)
     for column in ("name", "description", "parameters", "source"):
@@ -67,8 +92,31 @@ def list_tools(
     for tool in tools:
         approval = "\n(asks for approval)" if tool.requires_approval else ""
         parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
-        table.add_row(tool.name, tool.description, parameters, tool.source + approval)
-    Console().print(table)
+        size = f"\nschema ~{_tokens(tool):,} tokens"
+        cells = (tool.name, visible(tool.description), visible(parameters), tool.source + size + approval)
+        table.add_row(*(Text(cell) for cell in cells))  # a server's words are neither markup nor control codes
+    console = Console()
+    console.print(table)
+    console.print(_sizes(tools), markup=False, highlight=False)
+
+
+CHARS_PER_TOKEN = 4.0
+"""engine/context.py's estimate before any usage is reported (a test keeps them equal): importing it would pull
+the adapters into `tools list`, 17 ms."""
+
+
+def _tokens(tool: Tool) -> int:
+    """The tokens its entry of the `tools` array costs on every request, estimated as the context budget does."""
+    return round(len(json_text(tool.openai_schema())) / CHARS_PER_TOKEN)
+
+
+def _sizes(tools: ToolRegistry) -> str:
+    """What the schemas add to every request, in all and by source (MCP servers' tools are the usual bloat)."""
+    by_source: dict[str, int] = {}
+    for tool in tools:
+        by_source[tool.source] = by_source.get(tool.source, 0) + _tokens(tool)
+    parts = ", ".join(f"{source or 'other'} ~{tokens:,}" for source, tokens in by_source.items())
+    return f"  schemas: ~{sum(by_source.values()):,} tokens on every request ({parts})\n"
 
 
 def _sandbox_line(tools: ToolRegistry) -> str:
@@ -85,9 +133,12 @@ def _plain_table(tools: ToolRegistry) -> str:
     blocks = []
     for tool in tools:
         approval = " (asks for approval)" if tool.requires_approval else ""
-        params = [f"    {line}" for line in _parameter_lines(tool.parameters)] or ["    (no parameters)"]
-        blocks.append("\n".join([f"{tool.name}: {tool.description} [{tool.source}]{approval}", *params]))
-    return "\n\n".join(blocks) + "\n"
+        lines = _parameter_lines(tool.parameters)
+        params = [f"    {visible(line, one_line=True)}" for line in lines] or ["    (no parameters)"]
+        where = f"[{tool.source} · schema ~{_tokens(tool):,} tokens]"
+        head = f"{tool.name}: {visible(tool.description, one_line=True)} {where}{approval}"
+        blocks.append("\n".join([head, *params]))
+    return "\n\n".join(blocks) + "\n\n" + _sizes(tools)
 
 
 def _parameter_lines(schema: dict[str, Any]) -> list[str]:
@@ -97,5 +148,6 @@ def _parameter_lines(schema: dict[str, Any]) -> list[str]:
     return [
         f"{name}: {parameter_facts(prop, name in required)}"
         + (f"; {prop['description']}" if "description" in prop else "")
-        for name, prop in schema["properties"].items()
+        for name, prop in schema.get("properties", {}).items()
+        if isinstance(prop, dict)
     ]

@@ -75,7 +75,10 @@ class Tool:
     requires_approval: bool = False
     idempotent: bool = True
     source: str = ""
-    """Where the tool came from, as `agent tools list` shows it: built-in, a file path, plugin NAME."""
+    """Where the tool came from, as `agent tools list` shows it: built-in, a file path, plugin NAME, mcp NAME."""
+    validator: Callable[[dict[str, Any]], str | None] | None = None
+    """For a tool whose parameters are only a JSON Schema (an MCP server's): what is wrong with the arguments,
+    or None; they are then passed as they are, as keyword arguments. Without it, `args_model` validates."""
 
     @classmethod
     def from_function(cls, func: Callable[..., object], name: str | None = None, *, source: str = "") -> Tool:
@@ -150,8 +153,18 @@ class ToolRegistry:
     ) -> None:
         self.context = context
         self._tools: dict[str, Tool] = {}
+        self._closers: list[Callable[[], None]] = []
         for tool in tools:
             self.add(tool)
+
+    def on_close(self, close: Callable[[], None]) -> None:
+        """Have `close()` call `close`: a source of tools that holds something open (MCP servers)."""
+        self._closers.append(close)
+
+    def close(self) -> None:
+        """Release what the tools' sources hold (stop MCP servers), last added first; the tools stay listed."""
+        while self._closers:
+            self._closers.pop()()
 
     def add(self, tool: Tool | Callable[..., object]) -> Tool:
         made = tool if isinstance(tool, Tool) else Tool.from_function(tool)
@@ -197,6 +210,8 @@ class ToolRegistry:
         args = _parse_arguments(raw_args)
         if tool is None or isinstance(args, str):
             return f"{name} {raw_args if isinstance(raw_args, str) else args}".strip()
+        if tool.validator is not None:
+            return f"{name} {json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)}"
         # Validated and with defaults filled in, so {"path": "a"} and {"path": "a", "offset": 0} match; invalid
         # arguments, or a tool that cannot be loaded, keep the raw ones (the call will say what is wrong).
         with contextlib.suppress(Exception):
@@ -253,6 +268,9 @@ class ToolRegistry:
         args = _parse_arguments(raw_args)
         if isinstance(args, str):
             return f"{args} {valid}"
+        if tool.validator is not None:
+            problem = tool.validator(args)
+            return f"Invalid arguments for {tool.name}: {problem}. {valid}" if problem else dict(args)
         try:
             model, context_params = tool.args_model, tool.context_params  # a built-in is loaded here
         except Exception as exc:

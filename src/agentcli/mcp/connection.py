@@ -1,0 +1,169 @@
+"""One MCP server: its process (or URL), its SDK session, its tools. Everything here runs on the manager's event
+loop; an owner task holds the SDK's context managers open (anyio requires they end in the task that began them)
+until `stop` is set, so start and stop are one coroutine and a call is another."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentcli.config_file import McpServer
+
+INHERITED = ("PATH", "HOME", "LANG")
+"""The only variables of the user's environment a server gets (besides its block's `env`)."""
+LAUNCHER = Path(__file__).with_name("launcher.py")
+MAX_PAGES = 100
+"""tools/list pages read at most: a server whose cursor never ends cannot hang the start."""
+
+
+class ServerFailed(Exception):
+    """Why a server could not start or answer, in words for a one-line warning or a tool result."""
+
+
+def server_environment(block: McpServer, environ: dict[str, str] | None = None) -> dict[str, str]:
+    """PATH, HOME and LANG of ours (where set), then the block's `env` over them: nothing else of ours."""
+    source = os.environ if environ is None else environ
+    return {**{name: source[name] for name in INHERITED if name in source}, **block.env}
+
+
+@dataclass
+class Connection:
+    """One configured server (`block` of `[mcp.NAME]`) and, while it runs, its SDK client."""
+
+    name: str
+    block: McpServer
+    log_path: Path | None = None
+    tools: list[Any] = field(default_factory=list)
+    """The server's tools (SDK `Tool`s), all it listed at the start (the manager offers those the block names)."""
+    dead: str = ""
+    """Why the server can no longer be called ("" while it can)."""
+    _client: Any = None
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def run(self, ready: asyncio.Future[None]) -> None:
+        """Start the server, list its tools, set `ready`; then hold it open until `stop()`; then stop it."""
+        from mcp import Client
+
+        try:
+            with self._log() as errlog:
+                async with Client(self._transport(errlog), client_info=_client_info()) as client:
+                    self._client = client
+                    self.tools = await self._list_tools(client)
+                    ready.set_result(None)
+                    await self._stop.wait()
+        except BaseException as exc:
+            self.dead = self.dead or "it stopped"
+            if not ready.done():
+                ready.set_exception(ServerFailed(reason(exc)))
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._client = None
+            self.dead = self.dead or "it was stopped"
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """The SDK's CallToolResult; ServerFailed when the server is gone, did not answer in time, or failed."""
+        client = self._client
+        if client is None or self.dead:
+            raise ServerFailed(f"the MCP server {self.name} is not running ({self.dead or 'not started'})")
+        try:
+            return await asyncio.wait_for(client.call_tool(tool, arguments), self.block.timeout)
+        except TimeoutError:
+            raise ServerFailed(
+                f"the MCP server {self.name} did not answer within {self.block.timeout:g} s (its `timeout`); "
+                "the call was abandoned"
+            ) from None
+        except Exception as exc:
+            if _is_disconnect(exc):
+                self.dead = "it closed the connection"
+                raise ServerFailed(f"the MCP server {self.name} stopped during the call") from None
+            raise ServerFailed(f"the MCP server {self.name} failed: {reason(exc)}") from None
+
+    def _transport(self, errlog: Any) -> Any:
+        if self.block.url is not None:
+            from mcp.client.streamable_http import streamable_http_client
+
+            return streamable_http_client(self.block.url)
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        env = server_environment(self.block)
+        command = self.block.command or ""
+        found = shutil.which(command, path=env.get("PATH"))
+        if found is None:
+            raise ServerFailed(f"the command {command!r} was not found (on the server's PATH)")
+        launcher = [
+            "-I",
+            "-S",
+            str(LAUNCHER),
+            str(os.getpid()),
+            ",".join(env),
+            "--",
+            found,
+            *self.block.args,
+        ]
+        params = StdioServerParameters(command=sys.executable, args=launcher, env=env)
+        return stdio_client(params, errlog=errlog)
+
+    def _log(self) -> Any:
+        """The server's stderr: its log file (a new one each run), else nowhere. Never the terminal."""
+        if self.log_path is not None:
+            from agentcli.store.paths import private_dir, private_file
+
+            try:
+                private_dir(self.log_path.parent)
+                private_file(self.log_path)
+                return open(self.log_path, "w", encoding="utf-8")
+            except OSError:
+                pass  # an unwritable home: the server still runs, its stderr is dropped
+        return open(os.devnull, "w", encoding="utf-8")
+
+    async def _list_tools(self, client: Any) -> list[Any]:
+        listed: list[Any] = []
+        cursor = None
+        for _ in range(MAX_PAGES):
+            page = await client.list_tools(cursor=cursor)
+            listed.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return listed
+
+
+def _client_info() -> Any:
+    from mcp_types import Implementation
+
+    from agentcli import __version__
+
+    return Implementation(name="agentcli", version=__version__)
+
+
+def _is_disconnect(exc: BaseException) -> bool:
+    import anyio
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
+    if isinstance(exc, MCPError):
+        return exc.code == CONNECTION_CLOSED
+    return isinstance(exc, anyio.ClosedResourceError | anyio.BrokenResourceError | BrokenPipeError | EOFError)
+
+
+def reason(exc: BaseException) -> str:
+    """A failure in a few words: the first real error inside anyio's exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, ServerFailed):
+        return str(exc)
+    if isinstance(exc, asyncio.CancelledError):
+        return "it was stopped"
+    if _is_disconnect(exc):
+        return "it closed the connection (exited?)"
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,203 @@
+"""Every configured MCP server of a run: started in parallel on one background event-loop thread, each within
+STARTUP_TIMEOUT; their tools offered as regular Tools named `SERVER__TOOL`; all stopped by `close()`.
+
+The engine calls tools from its own thread: a call is a coroutine handed to the loop, and the caller waits for
+its answer (the server's `timeout` bounds it). A server that cannot start, or dies, costs one warning line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import re
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from agentcli.config_file import McpServer
+from agentcli.mcp.connection import Connection, ServerFailed, reason
+from agentcli.mcp.results import result_text
+from agentcli.mcp.schema import parameters, tool_name, validator
+from agentcli.tools.core.registry import Tool
+
+STARTUP_TIMEOUT = 30.0
+"""Seconds a server has to start and list its tools."""
+STOP_TIMEOUT = 10.0
+"""Seconds all servers have to stop (the SDK closes stdin, then TERM, then KILL: about 4 s at worst)."""
+SLACK = 5.0
+"""Seconds past a call's own timeout the caller waits for the loop to report it (a loop that is stuck)."""
+
+
+class McpToolError(Exception):
+    """A call that did not produce a result: the server said it failed, timed out, or is gone."""
+
+
+def log_dir() -> Path:
+    """Where servers' stderr goes: `mcp/` in the agentcli home (see store/paths.py)."""
+    from agentcli.store.paths import home
+
+    return home() / "mcp"
+
+
+def log_name(server: str) -> str:
+    """`NAME.log`, the name made safe as a file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", server).lstrip(".")[:100] + ".log"
+
+
+class McpServers:
+    """The servers of one run. `start()` returns their tools; `close()` stops them all (idempotent)."""
+
+    def __init__(
+        self, servers: Mapping[str, McpServer], *, warn: Callable[[str], None], logs: Path | None = None
+    ) -> None:
+        self.warn = warn
+        self.connections = {
+            name: Connection(name, block, (logs or log_dir()) / log_name(name)) for name, block in servers.items()
+        }
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="agentcli-mcp", daemon=True)
+        self._owners: dict[str, asyncio.Task[None]] = {}
+        self._warned: set[str] = set()
+        self._closed = False
+        self.failures: dict[str, str] = {}
+        """Servers that did not start, and why."""
+        self.read_only: set[str] = set()
+        """The tools whose server says they change nothing (`readOnlyHint`: a hint, believed of trusted servers)."""
+
+    def start(self) -> list[Tool]:
+        """Start every server at once, each within STARTUP_TIMEOUT; the tools of those that started."""
+        self._thread.start()
+        future = asyncio.run_coroutine_threadsafe(self._start_all(), self._loop)
+        try:
+            future.result(STARTUP_TIMEOUT + SLACK)
+        except BaseException:
+            future.cancel()
+            self.close()
+            raise
+        tools: list[Tool] = []
+        for name, connection in self.connections.items():
+            if name in self.failures:
+                self._warn(
+                    f"{name}:start", f"MCP server {name} could not start: {self.failures[name]}; {self._see_log(name)}"
+                )
+                continue
+            tools.extend(self._tools_of(connection))
+        return tools
+
+    async def _start_all(self) -> None:
+        readies: dict[str, asyncio.Future[None]] = {}
+        for name, connection in self.connections.items():
+            readies[name] = self._loop.create_future()
+            self._owners[name] = asyncio.create_task(connection.run(readies[name]), name=f"mcp {name}")
+        await asyncio.wait(readies.values(), timeout=STARTUP_TIMEOUT)
+        for name, ready in readies.items():
+            if not ready.done():
+                ready.cancel()
+                self.failures[name] = f"it did not start within {STARTUP_TIMEOUT:g} s"
+                self.connections[name].dead = self.failures[name]
+                self._owners[name].cancel()  # the SDK's shielded shutdown stops its process
+            elif ready.exception() is not None:
+                self.failures[name] = reason(ready.exception() or Exception())
+
+    def _tools_of(self, connection: Connection) -> list[Tool]:
+        wanted = connection.block.tools
+        offered = [tool for tool in connection.tools if wanted is None or tool.name in wanted]
+        missing = sorted(set(wanted or ()) - {tool.name for tool in connection.tools})
+        if missing:
+            having = ", ".join(tool.name for tool in connection.tools) or "none"
+            self._warn(
+                f"{connection.name}:tools",
+                f"MCP server {connection.name} has no tool {', '.join(missing)} (it has: {having})",
+            )
+        made = []
+        for remote in offered:
+            name = tool_name(connection.name, remote.name)
+            if name is None:
+                self.warn(f"MCP tool {connection.name}/{remote.name} left out: its name is too long for the API")
+                continue
+            made.append(self._tool(connection, remote, name))
+        return made
+
+    def _tool(self, connection: Connection, remote: Any, name: str) -> Tool:
+        schema = parameters(remote.input_schema)
+        hints = remote.annotations
+        read_only = hints is not None and bool(hints.read_only_hint)
+        if read_only:
+            self.read_only.add(name)
+        idempotent = read_only or (hints is not None and bool(hints.idempotent_hint))
+
+        def call(**arguments: Any) -> str:
+            return self.call(connection, remote.name, arguments)
+
+        return Tool(
+            name,
+            (remote.description or remote.title or remote.name or "").strip(),
+            lambda: call,
+            schema,
+            requires_approval=not connection.block.trust,
+            idempotent=idempotent,
+            source=f"mcp {connection.name}",
+            validator=validator(schema),
+        )
+
+    def call(self, connection: Connection, tool: str, arguments: dict[str, Any]) -> str:
+        """The text of a call's result; McpToolError when there is none (the registry makes it an error result)."""
+        if self._closed:
+            raise McpToolError(f"the MCP server {connection.name} was stopped")
+        future = asyncio.run_coroutine_threadsafe(connection.call(tool, arguments), self._loop)
+        try:
+            result = future.result(connection.block.timeout + SLACK)
+        except ServerFailed as exc:
+            if connection.dead:
+                self._warn(
+                    f"{connection.name}:died",
+                    f"MCP server {connection.name} stopped ({connection.dead}); "
+                    f"its tools now return errors; {self._see_log(connection.name)}",
+                )
+            raise McpToolError(str(exc)) from None
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise McpToolError(f"the MCP server {connection.name} did not answer in time") from None
+        except BaseException:  # Ctrl-C while waiting: the call is abandoned, the server goes on
+            future.cancel()
+            raise
+        text = result_text(result)
+        if result.is_error:
+            raise McpToolError(text)
+        return text
+
+    def _see_log(self, name: str) -> str:
+        path = self.connections[name].log_path
+        return f"its log: {path}" if path is not None else "it has no log"
+
+    def _warn(self, key: str, message: str) -> None:
+        """One line per server and kind of trouble (did not start, lacks a tool, died) at most."""
+        if key not in self._warned:
+            self._warned.add(key)
+            self.warn(message)
+
+    def close(self) -> None:
+        """Stop every server (stdin closed, then TERM, then KILL, by the SDK) and the loop's thread."""
+        if self._closed:
+            return
+        self._closed = True
+        if not self._thread.is_alive():
+            self._loop.close()
+            return
+        for connection in self.connections.values():
+            self._loop.call_soon_threadsafe(connection.stop)
+        owners = asyncio.run_coroutine_threadsafe(self._wait_owners(), self._loop)
+        try:
+            owners.result(STOP_TIMEOUT)
+        except (concurrent.futures.TimeoutError, Exception):
+            pass  # the thread's end below still ends every launcher (PR_SET_PDEATHSIG), and so every server
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(STOP_TIMEOUT)
+            if not self._thread.is_alive():
+                self._loop.close()
+
+    async def _wait_owners(self) -> None:
+        if self._owners:
+            await asyncio.wait(self._owners.values(), timeout=STOP_TIMEOUT)

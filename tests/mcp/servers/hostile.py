@@ -1,0 +1,127 @@
+"""A tiny MCP server (stdio, JSON-RPC by hand, no SDK) that misbehaves on request, for the failure cases.
+
+    python hostile.py [--silent] [--ignore-eof] [--pid-file PATH] [--child]
+
+--silent: never answers anything (not even initialize). --pid-file: writes "SERVER_PID [CHILD_PID]" once up.
+--ignore-eof: goes on running after its stdin closes (only a signal ends it).
+--child: starts a `sleep` of its own (a server's helper process: it must not outlive the agent either).
+With --pid-file, a call of `hang` creates PATH.hang as it arrives.
+Tools: env (its environment as JSON), hang (never answers), die (exits mid-call), huge (10 MB of text),
+flood (40 MB on stderr, then "flooded"), media (text, an image and a blob resource), shapes (a nested schema).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+SHAPES = {
+    "type": "object",
+    "properties": {
+        "point": {
+            "type": "object",
+            "description": "where",
+            "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+            "required": ["x", "y"],
+        },
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["red", "green"]}},
+        "mode": {"enum": ["fast", "slow"], "default": "fast"},
+        "note": {"type": ["string", "null"]},
+    },
+    "required": ["point"],
+    "additionalProperties": False,
+}
+TOOLS = [
+    {"name": name, "description": description, "inputSchema": schema}
+    for name, description, schema in [
+        ("env", "Report the environment.", {"type": "object", "properties": {}}),
+        ("hang", "Never answer.", {"type": "object"}),
+        ("die", "Exit in the middle of the call.", {"type": "object"}),
+        ("huge", "Return 10 MB of text.", {"type": "object"}),
+        ("flood", "Write 40 MB to stderr.", {"type": "object"}),
+        ("media", "Return an image and a resource.", {"type": "object"}),
+        ("shapes", "Take a nested argument.", SHAPES),
+    ]
+]
+
+
+def answer(request_id: object, result: object = None, error: object = None) -> None:
+    message = {"jsonrpc": "2.0", "id": request_id}
+    message.update({"error": error} if error is not None else {"result": result})
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def text(value: str) -> dict[str, object]:
+    return {"content": [{"type": "text", "text": value}], "isError": False}
+
+
+def call(name: str, arguments: dict[str, object]) -> dict[str, object] | None:
+    if name == "env":
+        return text(json.dumps(dict(os.environ)))
+    if name == "hang":
+        if "--pid-file" in sys.argv:  # say that the call arrived, for a test waiting to signal the agent
+            with open(sys.argv[sys.argv.index("--pid-file") + 1] + ".hang", "w") as mark:
+                mark.write("hung")
+        return None
+    if name == "die":
+        os._exit(3)
+    if name == "huge":
+        return text("x" * 10_000_000)
+    if name == "flood":
+        chunk = "noise " * 10_000 + "\n"
+        for _ in range(700):
+            sys.stderr.write(chunk)
+        sys.stderr.flush()
+        return text("flooded")
+    if name == "media":
+        return {
+            "content": [
+                {"type": "text", "text": "a picture:"},
+                {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+                {"type": "resource", "resource": {"uri": "file:///a.bin", "blob": "AAAA", "mimeType": "x/y"}},
+            ]
+        }
+    if name == "shapes":
+        return text(json.dumps(arguments, sort_keys=True))
+    return {"content": [{"type": "text", "text": f"no tool {name}"}], "isError": True}
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    child = subprocess.Popen(["sleep", "600"]) if "--child" in args else None
+    if "--pid-file" in args:
+        with open(args[args.index("--pid-file") + 1], "w") as report:
+            report.write(f"{os.getpid()} {child.pid if child else ''}".strip())
+    for line in sys.stdin:
+        if "--silent" in args or not line.strip():
+            continue
+        message = json.loads(line)
+        method, request_id = message.get("method"), message.get("id")
+        if request_id is None:
+            continue  # a notification
+        if method == "initialize":
+            version = message.get("params", {}).get("protocolVersion", "2025-06-18")
+            info = {"name": "hostile", "version": "1"}
+            answer(request_id, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info})
+        elif method == "tools/list":
+            answer(request_id, {"tools": TOOLS})
+        elif method == "tools/call":
+            params = message.get("params", {})
+            result = call(params.get("name", ""), params.get("arguments") or {})
+            if result is not None:
+                answer(request_id, result)
+        elif method == "ping":
+            answer(request_id, {})
+        else:
+            answer(request_id, error={"code": -32601, "message": f"Method not found: {method}"})
+    if "--ignore-eof" in args:  # busy elsewhere: a closed stdin does not end it
+        while True:
+            time.sleep(3600)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""A server of our own that misbehaves (tests/mcp/servers/hostile.py): it never answers, dies mid-call, floods
+its stderr, returns 10 MB, reports its environment. Each costs an error result or one warning line, never the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import agentcli.mcp
+import agentcli.mcp.manager
+from agentcli.agent import Agent
+from agentcli.config_file import McpServer
+from agentcli.engine import context
+from agentcli.events import ToolReturned
+from agentcli.llm.scripted import ScriptedClient, text, tool_calls
+from agentcli.mcp.manager import McpServers
+from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
+from tests.mcp.helpers import alive, hostile_block, time_block
+from tests.support.agents import agent_settings
+
+USER_SECRETS = {
+    "LLM_API_KEY": "sk-llm",
+    "OPENAI_API_KEY": "sk-openai",
+    "GITHUB_TOKEN": "ghp-x",
+    "LOGNAME": "me",
+    "SHELL": "/bin/sh",
+    "TERM": "xterm",
+    "USER": "me",
+}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[McpServers, ToolRegistry]]:
+    """The hostile server, trusted, started once under a user environment full of secrets."""
+    logs = tmp_path_factory.mktemp("logs")
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {**USER_SECRETS, "LANG": "C.UTF-8"}.items():
+            patch.setenv(name, value)
+        block = hostile_block(trust=True, env={"FROM_BLOCK": "yes"})
+        servers = McpServers({"h": block}, warn=pytest.fail, logs=logs)
+        try:
+            yield servers, ToolRegistry(servers.start())
+        finally:
+            servers.close()
+
+
+def test_the_server_sees_only_path_home_lang_and_its_block(hostile: tuple[McpServers, ToolRegistry]) -> None:
+    result = hostile[1].call("h__env", "{}")
+    seen = json.loads(result.content)
+    assert set(seen) == {"PATH", "HOME", "LANG", "FROM_BLOCK"}, seen
+    assert seen["FROM_BLOCK"] == "yes" and seen["LANG"] == "C.UTF-8"
+
+
+def test_a_call_past_its_timeout_is_an_error_and_the_server_goes_on(tmp_path: Path) -> None:
+    servers = McpServers({"h": hostile_block(trust=True, timeout=1)}, warn=pytest.fail, logs=tmp_path)
+    try:
+        tools = ToolRegistry(servers.start())
+        hung = tools.call("h__hang", "{}")
+        after = tools.call("h__media", "{}")
+    finally:
+        servers.close()
+    assert hung.is_error and "did not answer within 1 s" in hung.content
+    assert not after.is_error and after.content.startswith("a picture:")
+
+
+def test_ten_megabytes_come_back_cut_with_a_note(hostile: tuple[McpServers, ToolRegistry]) -> None:
+    result = hostile[1].call("h__huge", "{}")
+    assert not result.is_error
+    assert len(result.content) < RESULT_LIMIT + 200 and "[truncated: the result has" in result.content
+
+
+def test_a_stderr_flood_goes_to_the_log_not_the_terminal(
+    hostile: tuple[McpServers, ToolRegistry], capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert hostile[1].call("h__flood", "{}").content == "flooded"
+    log = hostile[0].connections["h"].log_path
+    assert log is not None and log.stat().st_size > 10_000_000
+    assert oct(log.stat().st_mode & 0o777) == "0o600"
+    out, err = capfd.readouterr()
+    assert "noise" not in out + err
+
+
+def test_images_and_binary_resources_are_said_not_sent(hostile: tuple[McpServers, ToolRegistry]) -> None:
+    result = hostile[1].call("h__media", "{}")
+    assert result.content == (
+        "a picture:\n[image omitted: image/png, 8 bytes]\n[resource omitted: file:///a.bin, x/y, 3 bytes]"
+    )
+
+
+def test_nested_arguments_are_validated_before_the_server_sees_them(hostile: tuple[McpServers, ToolRegistry]) -> None:
+    wrong = hostile[1].call("h__shapes", {"point": {"x": 1}, "tags": ["blue"], "extra": 1})
+    assert wrong.is_error
+    for problem in ("missing required parameter 'point.y'", "'tags.0': 'blue' is not one of", "'extra' was unexpected"):
+        assert problem in wrong.content
+    right = hostile[1].call("h__shapes", {"point": {"x": 1, "y": 2}, "mode": "slow"})
+    assert json.loads(right.content) == {"point": {"x": 1, "y": 2}, "mode": "slow"}
+
+
+def test_a_server_that_dies_mid_call_makes_its_later_calls_errors(tmp_path: Path) -> None:
+    warned: list[str] = []
+    servers = McpServers({"h": hostile_block(trust=True)}, warn=warned.append, logs=tmp_path)
+    try:
+        tools = ToolRegistry(servers.start())
+        died = tools.call("h__die", "{}")
+        later = [tools.call("h__env", "{}") for _ in range(2)]
+    finally:
+        servers.close()
+    assert died.is_error and "stopped during the call" in died.content
+    assert all(result.is_error and "is not running" in result.content for result in later)
+    assert len(warned) == 1 and warned[0].startswith("MCP server h stopped")
+
+
+def test_servers_that_cannot_start_cost_one_line_each_and_the_run_goes_on(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(agentcli.mcp.manager, "STARTUP_TIMEOUT", 2.0)
+    blocks = {
+        "missing": McpServer(command="no-such-mcp-server"),
+        "silent": hostile_block("--silent"),
+        "ok": hostile_block(trust=True),
+    }
+    warned: list[str] = []
+    client = ScriptedClient([tool_calls(("ok__media", {})), text("done")])
+    with Agent(agent_settings(workspace), client=client, mcp=blocks, warn=warned.append) as agent:
+        result = agent.run("go")
+        names = [tool.name for tool in agent.tools]
+    assert result.status == "finished"
+    assert len(warned) == 2, warned
+    assert warned[0].startswith("MCP server missing could not start: the command 'no-such-mcp-server' was not found")
+    assert warned[1].startswith("MCP server silent could not start: it did not start within 2 s")
+    assert "ok__media" in names and not any(name.startswith(("missing__", "silent__")) for name in names)
+    assert not next(e for e in result.events if isinstance(e, ToolReturned)).is_error
+
+
+def test_tool_definitions_that_fill_the_window_are_one_warning(workspace: Path) -> None:
+    warned: list[str] = []
+    settings = agent_settings(workspace, context_window=1024)  # the hostile server's 7 tools: ~400 tokens
+    with Agent(
+        settings, client=ScriptedClient([text("done")]), mcp={"h": hostile_block()}, warn=warned.append
+    ) as agent:
+        assert agent.run("go").status == "finished"
+    assert len(warned) == 1 and warned[0].startswith("the MCP servers' tool definitions take ~")
+    assert "of the model's 1,024-token window (h ~" in warned[0] and "tools = [...]" in warned[0]
+    assert agentcli.mcp.CHARS_PER_TOKEN == context.CHARS_PER_TOKEN
+
+
+def test_without_the_extra_one_line_says_how_to_install_it(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(agentcli.mcp, "sdk_installed", lambda: False)
+    warned: list[str] = []
+    client = ScriptedClient([text("done")])
+    with Agent(agent_settings(workspace), client=client, mcp={"time": time_block()}, warn=warned.append) as agent:
+        assert agent.run("go").status == "finished"
+    assert warned == [
+        "MCP servers are configured (time) but the MCP client is not installed: pip install 'agentcli[mcp]'"
+    ]
+
+
+def test_closing_the_agent_stops_the_server_and_what_it_started(workspace: Path, tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    block = hostile_block("--child", "--pid-file", str(pids), trust=True)
+    with Agent(agent_settings(workspace), client=ScriptedClient([text("done")]), mcp={"h": block}) as agent:
+        agent.run("go")
+        server, child = (int(pid) for pid in pids.read_text().split())
+        assert alive(server) and alive(child)
+    deadline = time.monotonic() + 10
+    while (alive(server) or alive(child)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(server) and not alive(child)
+    assert os.getpid() != server
