@@ -237,9 +237,10 @@ def supervise(child: int) -> None:
     for signum in FORWARDED_SIGNALS:
         _signal.signal(signum, forward)
     _, status = os.waitpid(child, 0)
+    for signum in FORWARDED_SIGNALS:  # the child is reaped: its pid may be someone else's from now on
+        _signal.signal(signum, _signal.SIG_DFL)
     if received:
-        _signal.signal(received[0], _signal.SIG_DFL)
-        os.kill(os.getpid(), received[0])
+        os.kill(os.getpid(), received[0])  # end as the signal would have ended a plain `sh -c`
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
 
