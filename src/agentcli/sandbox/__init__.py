@@ -26,8 +26,11 @@ pid (own PID and mount namespace, a fresh /proc; as root directly, as a user ins
     QUIT or KILL (the last through PR_SET_PDEATHSIG), the kernel kills every process in the namespace, whatever
     session or group it made for itself, and none of them holds the output pipe afterwards. Its /proc shows only
     the namespace: the agent and every other process are invisible (no environ, cmdline or mem to read, no pid to
-    signal). The mount namespace is private, so nothing mounted inside reaches the caller. A command's shell is
-    pid 1 there, so it ignores signals it has no handler for when they come from inside (`kill $$`).
+    signal). It gets pseudo-terminals of its own (a private devpts over /dev/pts and /dev/ptmx, which Landlock then
+    opens to writes): the user's terminals are not there to write to or type into (TIOCSTI). Without this layer
+    no pseudo-terminal can be opened under Landlock. The mount namespace is private: nothing reaches the caller.
+    The command's shell is pid 1 there, so it ignores signals it has no handler for that come from inside
+    (`kill $$`).
 no-network (own network namespace with only loopback, brought up)
     No route anywhere: not the internet, not a server on the host's 127.0.0.1, not the host's abstract sockets.
     Servers a test suite starts on 127.0.0.1 inside the command still work. --allow-network leaves it out.

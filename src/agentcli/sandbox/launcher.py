@@ -28,7 +28,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 0x40000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 0x1000, 0x4000, 0x40000
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 SIOCSIFFLAGS, IFF_UP, IFF_LOOPBACK = 0x8914, 0x1, 0x8
@@ -111,7 +111,7 @@ def landlock_abi() -> int:
     return max(int(version), 0)
 
 
-def apply_landlock(writable_dirs: list[str]) -> None:
+def apply_landlock(writable_dirs: list[str], devices: list[str]) -> None:
     """Allow writes only beneath `writable_dirs` and to a few harmless devices; scope signals and abstract sockets."""
     abi = landlock_abi()
     if abi < 1:
@@ -126,7 +126,7 @@ def apply_landlock(writable_dirs: list[str]) -> None:
     size = 24 if abi >= 6 else 16 if abi >= 4 else 8
     ruleset = check(syscall(create, attr, size, 0), "landlock_create_ruleset")
     rules = [(path, handled) for path in writable_dirs + list(WRITABLE_DEVICE_DIRS)]
-    rules += [(path, handled & FILE_RIGHTS) for path in WRITABLE_DEVICES]
+    rules += [(path, handled & FILE_RIGHTS) for path in devices]
     for path, allowed in rules:
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -184,6 +184,16 @@ def mount_fresh_proc() -> None:
     check(mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
 
 
+def mount_own_ptys() -> bool:
+    """Pseudo-terminals of the sandbox's own (a test suite may need one) over /dev/pts, hiding the user's terminals,
+    which Landlock then need not open to writes and ioctls (TIOCSTI types into a terminal). False where the kernel
+    refuses: the command then has no pseudo-terminals at all, which is no reason to refuse the command."""
+    flags = MS_NOSUID | MS_NOEXEC
+    if mount(b"devpts", b"/dev/pts", b"devpts", flags, b"newinstance,ptmxmode=0666,mode=0620") < 0:
+        return False
+    return bool(mount(b"/dev/pts/ptmx", b"/dev/ptmx", None, MS_BIND, None) == 0)
+
+
 def loopback_up() -> None:
     """Bring `lo` up in the new network namespace, so servers a test suite starts on 127.0.0.1 still work."""
     sock = check(socket(2, 2 | 0o2000000, 0), "socket")  # AF_INET, SOCK_DGRAM | SOCK_CLOEXEC
@@ -197,16 +207,20 @@ def loopback_up() -> None:
 
 def restrict(layers: set[str], writable_dirs: list[str], parent_alive: int | None) -> None:
     """Everything that happens in the process that becomes the shell, in the order the kernel needs."""
+    devices = list(WRITABLE_DEVICES)
     if "pid" in layers:
         check(prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
         if parent_alive is not None and parent_gone(parent_alive):
             os._exit(EXIT_SETUP_FAILED)  # the launcher died before the death signal was armed
         mount_fresh_proc()
+        if mount_own_ptys():
+            writable_dirs = [*writable_dirs, "/dev/pts"]
+            devices.append("/dev/ptmx")
     if "no-network" in layers:
         loopback_up()
     check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
     if "landlock" in layers:
-        apply_landlock(writable_dirs)
+        apply_landlock(writable_dirs, devices)
     drop_capabilities()
 
 
