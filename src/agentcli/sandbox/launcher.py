@@ -2,7 +2,7 @@
 
 Run by file path as `python -I -S launcher.py LAYERS WORKSPACE TEMPDIR COMMAND` (`LAYERS` is a comma-separated subset
 of `landlock,pid,no-network`, or `-`), or `... launcher.py --probe` to print which layers this machine allows. It
-imports nothing of agentcli and only what it must (`ctypes`, `_signal`): it runs before every command, so its start-up
+imports nothing of agentcli and only what it must (`_ctypes`, `_signal`): it runs before every command, so its start-up
 is the sandbox's cost. A step that fails ends it with exit status 125 and one line on stderr, before the command runs:
 a layer that was asked for is never silently left out.
 
@@ -265,9 +265,7 @@ def launch(layers: set[str], writable_dirs: list[str], command: str) -> None:
         restrict(layers, writable_dirs, None)
         run_shell(command)
     read_end, write_end = os.pipe()
-    for signum in FORWARDED_SIGNALS:  # until the child exists, a signal ends the launcher (and so the child)
-        _signal.signal(signum, _signal.SIG_DFL)
-    child = os.fork()
+    child = os.fork()  # until supervise() forwards signals, one ends the launcher, and PDEATHSIG the child
     if child == 0:
         os.close(write_end)
         restrict(layers, writable_dirs, read_end)
@@ -307,6 +305,8 @@ def main(argv: list[str]) -> None:
         sys.stderr.write("usage: launcher.py LAYERS WORKSPACE TEMPDIR COMMAND | --probe\n")
         os._exit(2)
     layers = set(argv[1].split(",")) - {"-", ""}
+    for signum in FORWARDED_SIGNALS:  # a signal during set-up ends the launcher quietly (no KeyboardInterrupt)
+        _signal.signal(signum, _signal.SIG_DFL)
     try:
         launch(layers, [argv[2], argv[3]], argv[4])
     except (SetupError, OSError) as error:
