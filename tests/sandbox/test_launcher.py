@@ -122,3 +122,19 @@ def test_switched_off_wrap_is_plain_sh(monkeypatch: pytest.MonkeyPatch, tmp_path
     layers = detect()
     assert layers.name() == "none"
     assert wrap("echo hi", workspace=tmp_path, layers=layers) == ["/bin/sh", "-c", "echo hi"]
+
+
+@pytest.mark.parametrize("abi", range(1, 9))
+def test_the_ruleset_handles_every_write_right_the_abi_can_name(abi: int) -> None:
+    launcher = launcher_module
+    handled = launcher.handled_rights(abi)
+    basic = launcher.WRITE_FILE | launcher.REMOVE_FILE | launcher.REMOVE_DIR | launcher.MAKE_REG | launcher.MAKE_SYM
+    assert handled & basic == basic
+    assert bool(handled & launcher.REFER) == (abi >= 2)
+    assert bool(handled & launcher.TRUNCATE) == (abi >= 3)
+    assert bool(handled & launcher.IOCTL_DEV) == (abi >= 5)
+    assert handled & (1 << 0 | 1 << 2 | 1 << 3) == 0  # execute, read file, read dir: allowed everywhere
+    attr = launcher.ruleset_attr(abi)
+    assert len(attr) == (24 if abi >= 6 else 16 if abi >= 4 else 8)
+    if abi >= 6:
+        assert int.from_bytes(attr[16:], sys.byteorder) == launcher.SCOPE_SIGNAL | launcher.SCOPE_ABSTRACT_UNIX_SOCKET

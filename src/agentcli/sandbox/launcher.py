@@ -111,20 +111,31 @@ def landlock_abi() -> int:
     return max(int(version), 0)
 
 
+def handled_rights(abi: int) -> int:
+    """Every write-ish right this ABI can name: what the ruleset handles (and so refuses outside its rules)."""
+    handled = 0
+    for version, rights in WRITES_BY_ABI.items():
+        if abi >= version:
+            handled |= rights
+    return handled
+
+
+def ruleset_attr(abi: int) -> bytes:
+    """struct landlock_ruleset_attr as long as this ABI knows it: handled_access_fs, handled_access_net (4+, left
+    empty: the network namespace does that job), scoped (6+)."""
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
+    fields = (handled_rights(abi), 0, scoped)[: 3 if abi >= 6 else 2 if abi >= 4 else 1]
+    return b"".join(value.to_bytes(8, sys.byteorder) for value in fields)
+
+
 def apply_landlock(writable_dirs: list[str], devices: list[str]) -> None:
     """Allow writes only beneath `writable_dirs` and to a few harmless devices; scope signals and abstract sockets."""
     abi = landlock_abi()
     if abi < 1:
         raise SetupError("landlock: not available")
     create, add_rule, restrict_self, _ = syscall_numbers()
-    handled = 0
-    for version, rights in WRITES_BY_ABI.items():
-        if abi >= version:
-            handled |= rights
-    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
-    attr = b"".join(value.to_bytes(8, sys.byteorder) for value in (handled, 0, scoped))
-    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-    ruleset = check(syscall(create, attr, size, 0), "landlock_create_ruleset")
+    handled = handled_rights(abi)
+    ruleset = check(syscall(create, ruleset_attr(abi), len(ruleset_attr(abi)), 0), "landlock_create_ruleset")
     rules = [(path, handled) for path in writable_dirs + list(WRITABLE_DEVICE_DIRS)]
     rules += [(path, handled & FILE_RIGHTS) for path in devices]
     for path, allowed in rules:
