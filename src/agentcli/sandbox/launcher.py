@@ -257,7 +257,12 @@ def supervise(child: int) -> None:
 
     def forward(signum: int, _frame: object) -> None:
         received.append(signum)
-        os.kill(child, _signal.SIGKILL)
+        # The signal may be handled just after waitpid() reaped the child (a TERM to the whole group also ends
+        # the command's foreground process, and with it the shell): nothing is left to kill then.
+        try:
+            os.kill(child, _signal.SIGKILL)
+        except ProcessLookupError:
+            return  # (not contextlib.suppress: importing contextlib costs more than this whole launcher)
 
     for signum in FORWARDED_SIGNALS:
         _signal.signal(signum, forward)
