@@ -214,6 +214,11 @@ def files(workspace: Path, outside: Path, layers: Layers) -> dict[str, object]:
     for name, command in attempts.items():
         code, out = run(command, workspace, layers)
         results[name] = {"code": code, "out": out[-300:]}
+    opens_a_pty = "import os, pty; m, s = pty.openpty(); os.write(s, b'ok'); print(os.read(m, 2).decode())"
+    results["pty"] = dict(
+        zip(("code", "out"), run(f"{sys.executable} -I -c {shlex.quote(opens_a_pty)}", workspace, layers), strict=True)
+    )
+    results["pts_listing"] = run("ls /dev/pts", workspace, layers)[1].split()
     results["secret_after"] = secret.read_text() if secret.exists() else None
     results["victim_after"] = (outside / "victim.txt").exists()
     results["outside_listing"] = sorted(path.name for path in outside.iterdir())

@@ -131,6 +131,12 @@ def test_writes_outside_fail_however_they_are_tried(report: dict[str, Any]) -> N
     assert files["outside_listing"] == ["secret.txt", "victim.txt"]
 
 
+def test_a_command_gets_pseudo_terminals_of_its_own_and_never_the_users(report: dict[str, Any]) -> None:
+    needs(report, "pid")
+    assert report["files"]["pty"] == {"code": 0, "out": "ok\n"}
+    assert report["files"]["pts_listing"] == ["ptmx"]  # a devpts of its own: the user's terminals are not there
+
+
 def test_the_agents_environment_command_line_and_memory_are_out_of_reach(report: dict[str, Any]) -> None:
     needs(report, "pid")
     agent = report["agent"]

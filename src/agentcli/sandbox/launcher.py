@@ -2,7 +2,7 @@
 
 Run by file path as `python -I -S launcher.py LAYERS WORKSPACE TEMPDIR COMMAND` (`LAYERS` is a comma-separated subset
 of `landlock,pid,no-network`, or `-`), or `... launcher.py --probe` to print which layers this machine allows. It
-imports nothing of agentcli and only what it must (`ctypes`, `_signal`): it runs before every command, so its start-up
+imports nothing of agentcli and only what it must (`_ctypes`, `_signal`): it runs before every command, so its start-up
 is the sandbox's cost. A step that fails ends it with exit status 125 and one line on stderr, before the command runs:
 a layer that was asked for is never silently left out.
 
@@ -28,7 +28,7 @@ CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 0x4000, 0x40000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 0x1000, 0x4000, 0x40000
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 1, 24, 38, 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 SIOCSIFFLAGS, IFF_UP, IFF_LOOPBACK = 0x8914, 0x1, 0x8
@@ -111,22 +111,33 @@ def landlock_abi() -> int:
     return max(int(version), 0)
 
 
-def apply_landlock(writable_dirs: list[str]) -> None:
+def handled_rights(abi: int) -> int:
+    """Every write-ish right this ABI can name: what the ruleset handles (and so refuses outside its rules)."""
+    handled = 0
+    for version, rights in WRITES_BY_ABI.items():
+        if abi >= version:
+            handled |= rights
+    return handled
+
+
+def ruleset_attr(abi: int) -> bytes:
+    """struct landlock_ruleset_attr as long as this ABI knows it: handled_access_fs, handled_access_net (4+, left
+    empty: the network namespace does that job), scoped (6+)."""
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
+    fields = (handled_rights(abi), 0, scoped)[: 3 if abi >= 6 else 2 if abi >= 4 else 1]
+    return b"".join(value.to_bytes(8, sys.byteorder) for value in fields)
+
+
+def apply_landlock(writable_dirs: list[str], devices: list[str]) -> None:
     """Allow writes only beneath `writable_dirs` and to a few harmless devices; scope signals and abstract sockets."""
     abi = landlock_abi()
     if abi < 1:
         raise SetupError("landlock: not available")
     create, add_rule, restrict_self, _ = syscall_numbers()
-    handled = 0
-    for version, rights in WRITES_BY_ABI.items():
-        if abi >= version:
-            handled |= rights
-    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
-    attr = b"".join(value.to_bytes(8, sys.byteorder) for value in (handled, 0, scoped))
-    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
-    ruleset = check(syscall(create, attr, size, 0), "landlock_create_ruleset")
+    handled = handled_rights(abi)
+    ruleset = check(syscall(create, ruleset_attr(abi), len(ruleset_attr(abi)), 0), "landlock_create_ruleset")
     rules = [(path, handled) for path in writable_dirs + list(WRITABLE_DEVICE_DIRS)]
-    rules += [(path, handled & FILE_RIGHTS) for path in WRITABLE_DEVICES]
+    rules += [(path, handled & FILE_RIGHTS) for path in devices]
     for path, allowed in rules:
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -184,6 +195,16 @@ def mount_fresh_proc() -> None:
     check(mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
 
 
+def mount_own_ptys() -> bool:
+    """Pseudo-terminals of the sandbox's own (a test suite may need one) over /dev/pts, hiding the user's terminals,
+    which Landlock then need not open to writes and ioctls (TIOCSTI types into a terminal). False where the kernel
+    refuses: the command then has no pseudo-terminals at all, which is no reason to refuse the command."""
+    flags = MS_NOSUID | MS_NOEXEC
+    if mount(b"devpts", b"/dev/pts", b"devpts", flags, b"newinstance,ptmxmode=0666,mode=0620") < 0:
+        return False
+    return bool(mount(b"/dev/pts/ptmx", b"/dev/ptmx", None, MS_BIND, None) == 0)
+
+
 def loopback_up() -> None:
     """Bring `lo` up in the new network namespace, so servers a test suite starts on 127.0.0.1 still work."""
     sock = check(socket(2, 2 | 0o2000000, 0), "socket")  # AF_INET, SOCK_DGRAM | SOCK_CLOEXEC
@@ -197,16 +218,20 @@ def loopback_up() -> None:
 
 def restrict(layers: set[str], writable_dirs: list[str], parent_alive: int | None) -> None:
     """Everything that happens in the process that becomes the shell, in the order the kernel needs."""
+    devices = list(WRITABLE_DEVICES)
     if "pid" in layers:
         check(prctl(PR_SET_PDEATHSIG, _signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
         if parent_alive is not None and parent_gone(parent_alive):
             os._exit(EXIT_SETUP_FAILED)  # the launcher died before the death signal was armed
         mount_fresh_proc()
+        if mount_own_ptys():
+            writable_dirs = [*writable_dirs, "/dev/pts"]
+            devices.append("/dev/ptmx")
     if "no-network" in layers:
         loopback_up()
     check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
     if "landlock" in layers:
-        apply_landlock(writable_dirs)
+        apply_landlock(writable_dirs, devices)
     drop_capabilities()
 
 
@@ -232,14 +257,20 @@ def supervise(child: int) -> None:
 
     def forward(signum: int, _frame: object) -> None:
         received.append(signum)
-        os.kill(child, _signal.SIGKILL)
+        # The signal may be handled just after waitpid() reaped the child (a TERM to the whole group also ends
+        # the command's foreground process, and with it the shell): nothing is left to kill then.
+        try:
+            os.kill(child, _signal.SIGKILL)
+        except ProcessLookupError:
+            return  # (not contextlib.suppress: importing contextlib costs more than this whole launcher)
 
     for signum in FORWARDED_SIGNALS:
         _signal.signal(signum, forward)
     _, status = os.waitpid(child, 0)
+    for signum in FORWARDED_SIGNALS:  # the child is reaped: its pid may be someone else's from now on
+        _signal.signal(signum, _signal.SIG_DFL)
     if received:
-        _signal.signal(received[0], _signal.SIG_DFL)
-        os.kill(os.getpid(), received[0])
+        os.kill(os.getpid(), received[0])  # end as the signal would have ended a plain `sh -c`
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
 
@@ -250,9 +281,7 @@ def launch(layers: set[str], writable_dirs: list[str], command: str) -> None:
         restrict(layers, writable_dirs, None)
         run_shell(command)
     read_end, write_end = os.pipe()
-    for signum in FORWARDED_SIGNALS:  # until the child exists, a signal ends the launcher (and so the child)
-        _signal.signal(signum, _signal.SIG_DFL)
-    child = os.fork()
+    child = os.fork()  # until supervise() forwards signals, one ends the launcher, and PDEATHSIG the child
     if child == 0:
         os.close(write_end)
         restrict(layers, writable_dirs, read_end)
@@ -292,6 +321,8 @@ def main(argv: list[str]) -> None:
         sys.stderr.write("usage: launcher.py LAYERS WORKSPACE TEMPDIR COMMAND | --probe\n")
         os._exit(2)
     layers = set(argv[1].split(",")) - {"-", ""}
+    for signum in FORWARDED_SIGNALS:  # a signal during set-up ends the launcher quietly (no KeyboardInterrupt)
+        _signal.signal(signum, _signal.SIG_DFL)
     try:
         launch(layers, [argv[2], argv[3]], argv[4])
     except (SetupError, OSError) as error:
