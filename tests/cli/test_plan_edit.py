@@ -159,11 +159,11 @@ def test_the_editor_is_visual_then_editor_with_its_arguments(tmp_path: Path, mon
         ".read_text())\n",
         encoding="utf-8",
     )
-    monkeypatch.setenv("EDITOR", f"'{sys.executable}' '{script}' editor")
+    monkeypatch.setenv("EDITOR", f"'{sys.executable}' -S '{script}' editor")
     assert edit_text("plan") == "editor:plan"
-    monkeypatch.setenv("VISUAL", f"'{sys.executable}' '{script}' visual")
+    monkeypatch.setenv("VISUAL", f"'{sys.executable}' -S '{script}' visual")
     assert edit_text("plan") == "visual:plan"
-    monkeypatch.setenv("VISUAL", f"'{sys.executable}' -c 'raise SystemExit(4)'")
+    monkeypatch.setenv("VISUAL", f"'{sys.executable}' -S -c 'raise SystemExit(4)'")
     with pytest.raises(EditorError, match=r"\(\$VISUAL\) exited with status 4"):
         edit_text("plan")
     monkeypatch.setenv("VISUAL", str(tmp_path / "no-such-editor"))

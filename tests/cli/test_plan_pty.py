@@ -59,7 +59,7 @@ def test_e_edits_the_plan_in_the_editor_and_y_starts_the_work_from_it(
     ]
     editor = tmp_path / "editor.py"
     editor.write_text(EDITOR, encoding="utf-8")
-    env = agent_env(scripted_server, TERM="xterm", EDITOR=f"{sys.executable} {editor} {tmp_path / 'edits'}")
+    env = agent_env(scripted_server, TERM="xterm", EDITOR=f"{sys.executable} -S {editor} {tmp_path / 'edits'}")
     env.pop("VISUAL", None)
     terminal = Pty(["ask", "add the numbers", "--plan", "--no-judge", "--no-stream"], workspace, env)
     terminal.read_until(QUESTION)
