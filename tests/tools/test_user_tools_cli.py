@@ -91,37 +91,52 @@ def hostile_workspace(workspace: Path, markers: Path) -> list[Path]:
     return written
 
 
-@pytest.mark.parametrize("launcher", ["console script", "python -m"])
+HOSTILE_SCRIPT = [tool_calls(("read_file", {"path": "tools.py"})), text("done"), judge_pass()]
+HOSTILE_RUNS = [(["tools", "list", "--json", "--mode", "react"], ""), (["ask", "read tools.py"], "")]
+
+
 def test_a_hostile_workspace_never_runs(
-    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, launcher: str
+    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Nothing of agentcli's imports a file of the workspace it was not named (listing, asking, chatting), and
+    a file named with --tools is imported. In-process: what is proven is agentcli's own loading; how the
+    interpreter itself starts from a console script adds nothing to sys.path (the `python -m` case below does)."""
     markers = tmp_path / "markers"
     markers.mkdir()
     planted = hostile_workspace(workspace, markers)
-    command = [str(AGENT)] if launcher == "console script" else [sys.executable, "-m", "agentcli"]
-    scripted_server.script = [
-        tool_calls(("read_file", {"path": "tools.py"})),
-        text("done"),
-        judge_pass(),
-        text("chat done"),
-        judge_pass(),
-    ]
+    scripted_server.script = [*HOSTILE_SCRIPT, text("chat done"), judge_pass()]
+    monkeypatch.chdir(workspace)
+    for args, stdin in [*HOSTILE_RUNS, (["chat"], "hello\n/exit\n")]:
+        done = RUNNER.invoke(app, args, input=stdin, env=cli_env(scripted_server))
+        assert done.exit_code == 0, (args, done.output)
+    assert [marker for marker in planted if marker.exists()] == []
+    asked = RUNNER.invoke(app, ["tools", "list", "--tools", "tools.py"], env=cli_env(scripted_server))
+    assert asked.exit_code == 2  # it defines no tools
+    assert planted[0].exists()  # asked for by name, a file is imported: the markers would show a run
+
+
+def test_python_m_in_a_hostile_workspace_runs_none_of_it(
+    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    """`python -m agentcli` puts the current directory first on sys.path, where a cloned repository's
+    `tools.py` or `conftest.py` would shadow a module of the same name: a real process, as only it has that."""
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    planted = hostile_workspace(workspace, markers)
+    scripted_server.script = list(HOSTILE_SCRIPT)
     env = agent_env(scripted_server)
-    runs = [(["tools", "list", "--json", "--mode", "react"], ""), (["ask", "read tools.py"], "")]
-    if launcher == "console script":  # `python -m` puts the current directory on sys.path: ask is the one to try
-        runs += [(["chat"], "hello\n/exit\n")]
-    for args, stdin in runs:
+    for args, stdin in HOSTILE_RUNS:
         done = subprocess.run(
-            [*command, *args], cwd=workspace, env=env, input=stdin, capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", "agentcli", *args],
+            cwd=workspace,
+            env=env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
         assert done.returncode == 0, (args, done.stderr)
     assert [marker for marker in planted if marker.exists()] == []
-    if launcher == "console script":  # asked for by name, a file is imported: the markers would show a run
-        asked = subprocess.run(
-            [*command, "tools", "list", "--tools", "tools.py"], cwd=workspace, env=env, capture_output=True, timeout=60
-        )
-        assert asked.returncode == 2  # it defines no tools
-        assert planted[0].exists()
 
 
 def test_decorating_a_tool_does_not_import_pydantic_or_the_engine() -> None:
@@ -138,10 +153,11 @@ def test_decorating_a_tool_does_not_import_pydantic_or_the_engine() -> None:
 
 
 def test_a_broken_installed_plugin_is_one_warning_and_every_command_goes_on(
-    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path
+    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 16 item 10: a package that declares `agentcli.tools` and cannot be imported no longer makes every
-    command exit 2; a real process, as a user's installed environment would load it."""
+    command exit 2. `ask` in a real process, as a user's installed environment would load it; `tools list`
+    in-process, the same loading on this interpreter's sys.path."""
     site = tmp_path / "site"
     info = site / "agentcli_broken-0.1.dist-info"
     info.mkdir(parents=True)
@@ -154,11 +170,16 @@ def test_a_broken_installed_plugin_is_one_warning_and_every_command_goes_on(
         "warning: plugin agentcli-broken (entry point broken = agentcli_broken_xyz): cannot be imported: "
         "ImportError: needs git2; going on without its tools\n"
     )
-    for args in (["tools", "list", "--json"], ["ask", "hi", "--output", "json", "--no-save"]):
-        done = subprocess.run([str(AGENT), *args], cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
-        assert done.returncode == 0, done.stderr
-        assert done.stderr.startswith(warning) and done.stderr.count("warning: plugin") == 1
-        json.loads(done.stdout.splitlines()[-1] if args[0] == "ask" else done.stdout)  # stdout stays clean JSON
+    args = ["ask", "hi", "--output", "json", "--no-save"]
+    done = subprocess.run([str(AGENT), *args], cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(warning) and done.stderr.count("warning: plugin") == 1
+    json.loads(done.stdout.splitlines()[-1])  # stdout stays clean JSON
+    monkeypatch.syspath_prepend(str(site))
+    listed = RUNNER.invoke(app, ["tools", "list", "--json"])
+    assert listed.exit_code == 0, listed.output
+    assert listed.stderr.startswith(warning) and listed.stderr.count("warning: plugin") == 1
+    json.loads(listed.stdout)
 
 
 PRINTING_TOOLS = """

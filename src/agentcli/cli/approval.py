@@ -198,15 +198,22 @@ def shown(call: PendingCall) -> str:
 def confirm(question: str) -> bool | None:
     """Ask `question [y/N]` on the terminal, what was typed before it thrown away; None when there is no
     terminal to ask on. Ctrl-C goes up as KeyboardInterrupt."""
+    answer = ask_terminal(f"{question} [y/N] ")
+    return None if answer is None else answer in YES
+
+
+def ask_terminal(prompt: str) -> str | None:
+    """Write `prompt` on the terminal and read the answer, stripped and lower-cased ("" at end of input), what
+    was typed before it thrown away; None when there is no terminal to ask on. Ctrl-C goes up."""
     if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):
         return None
     discard_typed_ahead(sys.stdin)  # a `y` typed before the question was meant for something else
-    sys.stderr.write(f"{question} [y/N] ")
+    sys.stderr.write(prompt)
     sys.stderr.flush()
     answer = sys.stdin.readline()
     if not answer.endswith("\n"):  # end of input (Ctrl-D): no
         sys.stderr.write("\n")
-    return answer.strip().lower() in YES
+    return answer.strip().lower()
 
 
 def discard_typed_ahead(stdin: IO[str]) -> None:

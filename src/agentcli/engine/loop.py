@@ -112,6 +112,8 @@ class Engine:
         save = checkpoint or _nothing
         save(run)  # the question is kept before anything can go wrong
         yield RunStarted(run.question, run.mode, self.model, self.endpoint, session.id or "", self.sandbox)
+        if run.plan:  # begun from an accepted plan, or resumed: where the plan stands is shown first
+            yield _plan_shown(run)
         while run.state not in TERMINAL:
             target = yield from self._handlers[run.state](run, session, save)
             run.move(target)
@@ -273,8 +275,7 @@ class Engine:
                     checkpoint(run)
                     raise
                 if run.plan != plan:  # update_plan changed the run's plan: show it before the result
-                    steps = [{"step": item.step, "status": item.status} for item in run.plan]
-                    yield PlanUpdated(run.step, steps, run.plan_explanation)
+                    yield _plan_shown(run)
             else:
                 blocked += 1
                 returned = ToolReturned(run.step, call.id, call.name, notice, True, 0.0, skipped=True)
@@ -377,6 +378,11 @@ class Engine:
         if usage != Usage():
             run.usage = run.usage + usage
             yield UsageReported(run.step, usage, run.usage)
+
+
+def _plan_shown(run: RunState) -> PlanUpdated:
+    steps = [{"step": item.step, "status": item.status} for item in run.plan]
+    return PlanUpdated(run.step, steps, run.plan_explanation)
 
 
 def _listed(steps: list[str]) -> str:

@@ -205,7 +205,6 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
           "properties": {
             "step": {
               "description": "What this step does",
-              "maxLength": 500,
               "minLength": 1,
               "title": "Step",
               "type": "string"
@@ -236,14 +235,12 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
           "items": {
             "$ref": "#/$defs/PlanItem"
           },
-          "maxItems": 50,
           "minItems": 1,
           "type": "array"
         },
         "explanation": {
           "default": "",
           "description": "Why the plan is as it is, or changed",
-          "maxLength": 2000,
           "type": "string"
         }
       },

@@ -2,6 +2,11 @@
 
 The plan is run state (the engine shows it and the judge reads it); the tool only checks it and hands it to
 `context.plan`. At most one step is in progress: a plan that says otherwise is refused with what to fix.
+
+The bounds on a step's length, the number of steps and the explanation are checked here, not stated in the
+schema: llama.cpp's server turns a schema into a grammar for constrained decoding, and a `maxLength: 500` or
+`maxItems: 50` unrolls into so many rules that it fails to build the grammar and crashed (llama-cpp-python
+0.3.36, `chatml-function-calling`; bench/README.md, "update_plan against a real llama.cpp server").
 """
 
 from __future__ import annotations
@@ -15,12 +20,13 @@ from agentcli.tools.core.decorator import tool
 
 MAX_STEPS = 50
 STEP_CHARS = 500
+EXPLANATION_CHARS = 2000
 
 
 class PlanItem(BaseModel):
     """One step of the plan."""
 
-    step: Annotated[str, Field(min_length=1, max_length=STEP_CHARS, description="What this step does")]
+    step: Annotated[str, Field(min_length=1, description="What this step does")]
     status: Annotated[
         Literal["pending", "in_progress", "completed"], Field(description="pending, in_progress or completed")
     ]
@@ -31,12 +37,13 @@ def update_plan(
     context: ToolContext,
     steps: Annotated[
         list[PlanItem],
-        Field(min_length=1, max_length=MAX_STEPS, description="Every step of the plan, in order, with its status"),
+        Field(min_length=1, description="Every step of the plan, in order, with its status"),
     ],
-    explanation: Annotated[str, Field(max_length=2000, description="Why the plan is as it is, or changed")] = "",
+    explanation: Annotated[str, Field(description="Why the plan is as it is, or changed")] = "",
 ) -> str:
     """Set your plan for this task: every step with its status (pending, in_progress, completed), at most
     one in_progress. Call it again as steps are done; the answer is checked against it."""
+    _check_size(steps, explanation)
     doing = [item.step for item in steps if item.status == "in_progress"]
     if len(doing) > 1:
         listed = "; ".join(repr(step) for step in doing)
@@ -47,3 +54,18 @@ def update_plan(
     context.plan.update([(item.step, item.status) for item in steps], explanation)
     done = sum(item.status == "completed" for item in steps)
     return f"Plan updated: {len(steps)} steps, {done} completed."
+
+
+def _check_size(steps: list[PlanItem], explanation: str) -> None:
+    if len(steps) > MAX_STEPS:
+        raise ValueError(f"the plan has {len(steps)} steps; at most {MAX_STEPS} may be. Merge some and send it again.")
+    for number, item in enumerate(steps, 1):
+        if len(item.step) > STEP_CHARS:
+            raise ValueError(
+                f"step {number} is {len(item.step)} characters long; at most {STEP_CHARS} may be. Say it in fewer "
+                "words and send the plan again."
+            )
+    if len(explanation) > EXPLANATION_CHARS:
+        raise ValueError(
+            f"the explanation is {len(explanation)} characters long; at most {EXPLANATION_CHARS} may be. Shorten it."
+        )
