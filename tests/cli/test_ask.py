@@ -44,7 +44,7 @@ def test_rich_output_shows_every_panel(scripted_server: ScriptedServer, invoke: 
     scripted_server.script = solve_script()
     done = invoke("ask", TASK, "--output", "rich")
     assert done.exit_code == 0, done.stderr
-    for title in ("THINKING", "TOOL · read_file", "TOOL · calculator", "JUDGE"):
+    for title in ("THINKING", "TOOL · read_file", "TOOL · calculator", "✓ judge: passed"):
         assert title in done.stderr
     assert "ANSWER" in done.stdout
     assert "The product is **42**." in done.stdout  # verbatim when piped

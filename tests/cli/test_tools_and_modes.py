@@ -46,7 +46,7 @@ def test_ask_in_a_text_mode_shows_the_same_panels(scripted_server: ScriptedServe
     scripted_server.script = no_tools_server(REACT_STEPS)
     done = invoke("ask", TASK, "--mode", mode, "--output", "rich")
     assert done.exit_code == 0, done.stderr
-    for title in ("THINKING", "TOOL · read_file", "TOOL · calculator", "JUDGE"):
+    for title in ("THINKING", "TOOL · read_file", "TOOL · calculator", "✓ judge: passed"):
         assert title in done.stderr
     assert "The product is 42." in done.stdout
     assert ("MODE" in done.stderr) == (mode == "auto")

@@ -21,6 +21,7 @@ SILENT: dict[str, set[type[Event]]] = {
         events.UsageReported,  # as for plain
         events.ToolCalled,  # shown inside the TOOL panel when its result arrives (same call id)
         events.ToolProgress,  # a live panel on a terminal only (tests/tools/commands); the result says the rest
+        events.StepStarted,  # a step shows what it said; one that said nothing (a failure, a mode switch) nothing
     },
     "json": set(),  # every event is a line
 }

@@ -9,6 +9,7 @@ import pytest
 
 from agentcli.events import (
     AnswerReady,
+    CallDenied,
     Event,
     JudgeVerdict,
     ModelTextDelta,
@@ -107,18 +108,80 @@ def test_json_lines_one_object_per_event_final_last() -> None:
     assert lines[2] == {"type": "model_text_delta", "step": 1, "text": "Reading the "}
 
 
-def test_rich_panels_go_to_stderr_and_the_answer_panel_to_stdout() -> None:
+def test_rich_panels_go_to_stderr_and_the_answer_block_to_stdout() -> None:
     out, err = render("rich", RUN)
-    for title in ("THINKING · step 1/15", "TOOL · read_file", "TOOL · read_fil", "JUDGE", "✓ passed"):
+    for title in ("THINKING · step 1/15", "TOOL · read_file", "TOOL · read_fil", "✓ judge: passed"):
         assert title in err
     assert "Reading the notes." in err
+    assert 'path="n.txt"' in err  # the arguments, as the approval prompt shows them
     assert "ok · 28 chars · 0.4 ms" in err
     assert "╯╭" not in err  # every panel on its own lines
-    assert "ANSWER" in out
-    # not a terminal: the answer is kept verbatim, line for line, inside the panel
-    for line in ("The product is 42.", "- six", "- seven"):
-        assert f"│ {line}" in out
+    assert "THINKING · step 2/15 → read_fil" in err  # a step with no text is one line, not an empty panel
+    assert "JUDGE" not in err  # a passing judge is that one line, not a panel
     assert "120 prompt / 30 completion / 64 cached" in err
+    # The answer once: in the block on stdout, not again in a THINKING panel; not a terminal, so verbatim,
+    # between two rules and with no border beside it (a copied line is only the text).
+    assert "The product is 42." not in err and "step 3/15" not in err
+    lines = out.splitlines()
+    assert lines[0].startswith("ANSWER ─") and set(lines[-1]) == {"─"}
+    assert lines[1:-1] == ["The product is 42.", "", "- six", "- seven"]
+
+
+def test_a_rejected_draft_stays_with_the_rejection_under_it() -> None:
+    events: list[Event] = [
+        StepStarted(1, 15),
+        ModelTextDelta(1, "Draft one."),
+        ModelTurnDecoded(1, "Draft one.", []),
+        JudgeVerdict(1, False, "the units"),
+        StepStarted(2, 15),
+        ModelTurnDecoded(2, "Draft two, in metres.", []),
+        JudgeVerdict(2, True, ""),
+        AnswerReady("Draft two, in metres."),
+        RunFinished("Draft two, in metres.", "finished", Usage(), 2, 0.1),
+    ]
+    out, err = render("rich", events)
+    assert err.index("Draft one.") < err.index("JUDGE") < err.index("✗ the units") < err.index("✓ judge: passed")
+    assert "Draft two" not in err and "Draft two, in metres." in out
+
+
+def test_an_unverified_answer_is_shown_once_under_its_rejection() -> None:
+    events: list[Event] = [
+        StepStarted(1, 15),
+        ModelTurnDecoded(1, "Only draft.", []),
+        JudgeVerdict(1, False, "the units", note="the judge's retries are spent"),
+        AnswerReady("Only draft."),
+        RunFinished("Only draft.", "finished", Usage(), 1, 0.1, verified=False, unverified="the units"),
+    ]
+    out, err = render("rich", events)
+    assert "Only draft." not in err and "Only draft." in out
+    assert "✗ the units" in err and "retries are spent" in err
+
+
+def test_a_react_thought_stays_and_its_final_answer_is_shown_once() -> None:
+    draft = "Thought: I know it.\nFinal Answer: 42 metres"
+    events: list[Event] = [
+        StepStarted(1, 15),
+        ModelTextDelta(1, draft),
+        ModelTurnDecoded(1, draft, []),
+        AnswerReady("42 metres"),
+        RunFinished("42 metres", "finished", Usage(), 1, 0.1),
+    ]
+    out, err = render("rich", events)
+    assert "Thought: I know it." in err and "42 metres" not in err
+    assert "42 metres" in out
+
+
+def test_a_refused_call_is_reported_once() -> None:
+    events: list[Event] = [
+        StepStarted(1, 15),
+        ModelTurnDecoded(1, "", [{"id": "c1", "name": "write_file", "arguments": '{"path":"a"}'}]),
+        ToolCalled(1, "c1", "write_file", '{"path":"a"}'),
+        CallDenied(1, "c1", "write_file", "The user did not approve this call."),
+        ToolReturned(1, "c1", "write_file", "The user did not approve this call.", True, 0.0),
+    ]
+    for kind in ("rich", "plain"):
+        _, err = render(kind, events)
+        assert err.count("did not approve") == 1, err
 
 
 def test_rich_respects_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -147,5 +210,5 @@ def test_a_retried_step_marks_its_partial_text_void(kind: str) -> None:
     ]
     out, err = render(kind, events)
     assert "Asking again" in err
-    assert err.index("Half a rep") < err.index("Asking again") < err.rindex("step 1/15")
+    assert err.index("Half a rep") < err.index("Asking again")
     assert "Whole reply" in out

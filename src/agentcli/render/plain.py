@@ -33,6 +33,7 @@ class PlainRenderer:
         self._answer: str | None = None
         self._running: set[str] = set()
         """Calls whose start was said (a running tool reports again and again)."""
+        self._denied: set[str] = set()
 
     def _say(self, text: str) -> None:
         """One line (or more) on stderr, after any open line of streamed text."""
@@ -68,8 +69,11 @@ class PlainRenderer:
                 # one line when it starts (the result's line says when it ended): a log is not a screen
                 self._running.add(call_id)
                 self._say(f"-- {tool_name(name)} running" + (f" · {note}" if note else ""))
-            case ev.CallDenied(name=name, reason=reason):
+            case ev.CallDenied(call_id=call_id, name=name, reason=reason):
                 self._say(f"== not run: {tool_name(name)}: {reason}")
+                self._denied.add(call_id)
+            case ev.ToolReturned() as result if result.call_id in self._denied:
+                self._denied.discard(result.call_id)  # its result is the refusal just reported: once is enough
             case ev.ToolReturned() as result:
                 self._say(f"-- {tool_facts(result)}")
                 self._say(textwrap.indent(preview(result.content), "   "))

@@ -1,16 +1,24 @@
-"""Rich panels for a terminal: THINKING (streamed live), TOOL, JUDGE, ANSWER, and a closing line.
+"""Rich output for a terminal: a THINKING panel per step (streamed live), TOOL panels, the ANSWER block.
 
-Progress goes to stderr; the ANSWER panel goes to stdout. Rich itself honours NO_COLOR and the width.
+Each thing is shown once. A step's text streams into a live region that is redrawn, then erased
+(`transient`): what stays on the screen is printed once the step has ended and its text is known to be
+thinking, not the answer. A step that ends with no tool call is a draft answer; it is held (still on screen, in
+the live region) until the run says what it was: the answer (then the answer block replaces it, on stdout, and
+the text is not printed a second time) or a draft the judge rejected (then it stays, as a THINKING panel, with
+the rejection under it). A step with no text is one line, not an empty panel; a passing judge is one line too.
+
+The spinner is a line of its own under the panel: the live region never ends in a line as wide as the
+terminal, so the `^C` a terminal echoes on Ctrl-C cannot wrap past it and leave a stale top border behind.
+
+Progress goes to stderr; the answer block goes to stdout. Rich itself honours NO_COLOR and the width.
 Untrusted text enters Rich only as `Text(visible(...))`, never as markup (a tool named `[link=...]` would
 become a hyperlink) and never with a control code in it.
 """
 
 from __future__ import annotations
 
-import json
 from typing import IO
 
-from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.panel import Panel
@@ -19,7 +27,7 @@ from rich.text import Text
 
 from agentcli import events as ev
 from agentcli.render import text as shown
-from agentcli.render.output import write_all
+from agentcli.render.answer import print_answer
 
 
 class RichRenderer:
@@ -27,113 +35,127 @@ class RichRenderer:
         self._out_file = out
         self._err = Console(file=err, highlight=False)
         self._live: Live | None = None
-        self._thinking_open = False
+        self._step_open = False
         self._title = ""
         self._text = ""
+        self._calls_line = ""
+        self._draft = False
+        """The step ended with no tool call: its text may be the answer, so it is not printed yet."""
+        self._rejection: ev.JudgeVerdict | None = None
+        """A failing verdict on the held draft: shown under the draft, or above the answer if it is kept anyway."""
         self._calls: dict[str, ev.ToolCalled] = {}
+        self._denied: set[str] = set()
         self._progress: Live | None = None
 
     def handle(self, event: ev.Event) -> None:
         match event:
             case ev.RunStarted() as started:
-                self._err.print(_text(shown.headline(started), style="dim"))
+                self._line(shown.headline(started), style="dim")
             case ev.StepStarted(step=step, max_steps=limit):
+                self._settle()
                 self._title = f"THINKING · step {step}/{limit}"
-                self._text = ""
-                self._thinking_open = True
+                self._text, self._calls_line, self._step_open = "", "", True
                 if self._err.is_terminal:  # live streaming only where a screen can be redrawn
-                    self._live = Live(self._thinking(waiting=True), console=self._err, refresh_per_second=12)
+                    self._live = Live(self._live_view(), console=self._err, refresh_per_second=12, transient=True)
                     self._live.start()
             case ev.ModelTextDelta(text=text):
                 self._text += shown.visible(text)  # escaped piece by piece: the panel is redrawn often
-                if self._live is not None:
-                    self._live.update(self._thinking(waiting=True))
+                self._redraw()
             case ev.ModelTurnDecoded(content=content, tool_calls=calls):
                 self._text = self._text or shown.visible(content)
                 if calls:
-                    names = ", ".join(shown.visible(shown.tool_name(c["name"])) for c in calls)
-                    self._text += ("\n" if self._text else "") + "→ " + names
-                self._end_live()
+                    self._calls_line = "→ " + ", ".join(shown.visible(shown.tool_name(c["name"])) for c in calls)
+                    self._end_step()
+                else:
+                    self._draft = True
+                    self._redraw()
             case ev.ToolCalled() as call:
                 self._calls[call.call_id] = call
-            case ev.CallDenied(name=name, reason=reason):
-                self._err.print(Text(shown.visible(f"✗ not run: {shown.tool_name(name)}: {reason}"), style="yellow"))
+            case ev.CallDenied(call_id=call_id, name=name, reason=reason):
+                self._settle()
+                self._denied.add(call_id)
+                self._line(f"✗ not run: {shown.tool_name(name)}: {reason}", style="yellow")
             case ev.ToolProgress() as progress:
                 self._show_progress(progress)
             case ev.ToolReturned() as result:
                 self._end_progress()
-                self._err.print(self._tool_panel(result))
+                self._settle()
+                made = self._calls.pop(result.call_id, None)
+                if result.call_id in self._denied:  # the refusal was the line above: once is enough
+                    self._denied.discard(result.call_id)
+                else:
+                    self._err.print(self._tool_panel(result, made))
             case ev.StepRetried(reason=reason):
                 self._text += shown.visible(f"\n[{reason} Asking again; this text is void.]")
-                self._end_live()
+                self._draft = False
+                self._end_step()
             case ev.FormatProblem(message=message, hint=hint):
-                self._end_live()
+                self._settle()
                 body = _text(f"{message}\n\nTold the model: {hint}")
                 self._err.print(Panel(body, title="FORMAT ERROR", title_align="left", border_style="yellow"))
-            case ev.JudgeVerdict(passed=passed, missing=missing, note=note):
-                if passed:
-                    verdict = Text("✓ passed", style="green")
-                else:
-                    verdict = _text(f"✗ {shown.judge_missing(missing)}", style="red")
-                if note:
-                    verdict.append(shown.visible(f"\n{note}"), style="yellow")
-                self._err.print(Panel(verdict, title="JUDGE", title_align="left", border_style="magenta"))
+            case ev.JudgeVerdict() as verdict:
+                self._judged(verdict)
             case ev.ModelWaiting(reason=reason, seconds=seconds):
-                self._err.print(_text(f"waiting {seconds:.1f} s: {reason}", style="yellow"))
+                self._line(f"waiting {seconds:.1f} s: {reason}", style="yellow")
             case ev.StreamingSwitchedOff(reason=reason):
-                self._end_live()
-                body = _text(reason)
-                self._err.print(Panel(body, title="STREAMING OFF", title_align="left", border_style="yellow"))
+                self._settle()
+                self._err.print(Panel(_text(reason), title="STREAMING OFF", title_align="left", border_style="yellow"))
             case ev.ModeSwitched(old=old, new=new, reason=reason):
-                self._end_live()
+                self._settle()
                 body = _text(f"{old} → {new}\n{reason}")
                 self._err.print(Panel(body, title="MODE", title_align="left", border_style="yellow"))
             case ev.AnswerReady(answer=answer, warning=warning):
+                self._answered(answer)
                 if warning:
-                    self._err.print(_text(f"warning: {warning}", style="yellow"))
-                self._print_answer(answer)
+                    self._line(f"warning: {warning}", style="yellow")
+                print_answer(answer, self._out_file)
             case ev.RunFailed(reason=reason):
-                self._end_live()
+                self._settle()
                 self._err.print(Panel(_text(reason), title="FAILED", title_align="left", border_style="red"))
             case ev.Compacted() as compacted:
-                self._end_live()
-                self._err.print(_text(f"COMPACT · {shown.compaction(compacted)}", style="yellow"))
+                self._settle()
+                self._line(f"COMPACT · {shown.compaction(compacted)}", style="yellow")
             case ev.PlanUpdated(steps=steps, explanation=explanation):
-                self._end_live()
+                self._settle()
                 self._err.print(_plan_panel(steps, explanation))
             case ev.RunFinished() as final:
-                self._end_live()  # an interrupted step leaves its panel open
-                self._err.print(_text(shown.summary(final), style="dim"))
+                self._settle()  # an interrupted step leaves its panel open
+                self._line(shown.summary(final), style="dim")
                 if final.answer is not None and not final.verified:
-                    self._err.print(_text(f"not verified: {final.unverified}", style="yellow"))
+                    self._line(f"not verified: {final.unverified}", style="yellow")
                 if shown.resume_hint(final):
-                    self._err.print(_text(shown.resume_hint(final), style="dim"))
+                    self._line(shown.resume_hint(final), style="dim")
 
     def close(self) -> None:
         self._end_progress()
-        self._end_live()
+        self._settle()
+
+    def _line(self, text: str, *, style: str) -> None:
+        """One message; a long one wraps at word boundaries (Rich wraps, the terminal would cut mid-word)."""
+        self._err.print(_text(text, style=style))
+
+    # A tool that reports while it runs (run_command).
 
     def _show_progress(self, progress: ev.ToolProgress) -> None:
         """A running tool (run_command): a live TOOL panel with its arguments, the time so far and the last lines
-        of its output, redrawn as reports come; only on a terminal (elsewhere the result panel says it all)."""
+        of its output, redrawn as reports come; only on a terminal (elsewhere the result panel says it all). The
+        spinner is under the panel, not in it, for the reason the module docstring gives (Ctrl-C's `^C`)."""
         if not self._err.is_terminal:
             return
         call = self._calls.get(progress.call_id)
-        body = Text(shown.visible(_pretty_arguments(call.arguments) if call else ""), style="cyan")
+        body = Text(shown.visible(shown.call_arguments(call.arguments) if call else ""), style="cyan")
         for line in progress.tail:
             body.append("\n" + shown.visible(line, one_line=True)[: self._err.width], style="dim")
         title = _text(f"TOOL · {shown.tool_name(progress.name)}")
-        panel = Panel(
-            Group(body, Spinner("dots", text=_text(shown.progress_facts(progress), style="dim"))),
-            title=title,
-            title_align="left",
-            border_style="blue",
+        view = Group(
+            Panel(body, title=title, title_align="left", border_style="blue"),
+            Spinner("dots", text=_text(shown.progress_facts(progress), style="dim")),
         )
         if self._progress is None:
-            self._progress = Live(panel, console=self._err, refresh_per_second=8, transient=True)
+            self._progress = Live(view, console=self._err, refresh_per_second=8, transient=True)
             self._progress.start(refresh=True)
         else:
-            self._progress.update(panel, refresh=True)
+            self._progress.update(view, refresh=True)
 
     def _end_progress(self) -> None:
         """Take the running tool's live panel away (transient: the result panel takes its place)."""
@@ -141,34 +163,79 @@ class RichRenderer:
             self._progress.stop()
             self._progress = None
 
-    def _thinking(self, *, waiting: bool) -> Panel:
-        parts: list[RenderableType] = [Text(self._text)] if self._text else []
-        if waiting:
-            parts.append(Spinner("dots", text=Text("waiting for the model…", style="dim")))
-        return Panel(Group(*parts), title=self._title, title_align="left", border_style="blue")
+    # The step being streamed.
 
-    def _end_live(self) -> None:
-        """Close this step's THINKING panel, its spinner replaced by what the model said."""
-        if not self._thinking_open:
-            return
-        self._thinking_open = False
-        final = self._thinking(waiting=False)
-        if self._live is None:
-            self._err.print(final)
-            return
-        self._live.update(final, refresh=True)
-        self._live.stop()
-        self._live = None
+    def _live_view(self) -> RenderableType:
+        waiting = "checking the draft…" if self._draft else "waiting for the model…"
+        if not self._text:
+            return Spinner("dots", text=Text(f"{self._title} · {waiting}", style="dim"))
+        return Group(self._thinking_panel(), Spinner("dots", text=Text(waiting, style="dim")))
 
-    def _tool_panel(self, result: ev.ToolReturned) -> Panel:
-        call = self._calls.pop(result.call_id, None)
-        arguments = _pretty_arguments(call.arguments) if call else ""
+    def _redraw(self) -> None:
+        if self._live is not None:
+            self._live.update(self._live_view())
+
+    def _thinking_panel(self) -> Panel:
+        body = self._text + ("\n" if self._text and self._calls_line else "") + self._calls_line
+        return Panel(Text(body), title=self._title, title_align="left", border_style="blue")
+
+    def _stop_live(self) -> None:
+        """Erase the live region; what should stay is printed by the caller."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _end_step(self) -> None:
+        """The step's text is thinking: print it for good (a step with no text is one line, not an empty panel)."""
+        if not self._step_open:
+            return
+        self._stop_live()
+        self._step_open, self._draft = False, False
+        if self._text:
+            self._err.print(self._thinking_panel())
+        elif self._calls_line:
+            self._err.print(Text(f"{self._title} {self._calls_line}", style="blue"))
+
+    def _settle(self) -> None:
+        """Whatever comes now is not the answer: a held draft was thinking after all (a rejected one stays)."""
+        self._end_step()
+        if self._rejection is not None:
+            self._err.print(_verdict_panel(self._rejection))
+            self._rejection = None
+
+    def _judged(self, verdict: ev.JudgeVerdict) -> None:
+        if verdict.passed:
+            line = Text("✓ judge: passed", style="green")
+            if verdict.note:
+                line.append(shown.visible(f" · {verdict.note}"), style="yellow")
+            self._err.print(line)  # above the held draft, which is still live
+        elif self._draft:
+            self._rejection = verdict  # under the draft if the run goes on; above the answer if it is kept
+        else:
+            self._err.print(_verdict_panel(verdict))
+
+    def _answered(self, answer: str) -> None:
+        """The held draft became the answer: erase it and show only what it said besides the answer (a react
+        `Thought:`), since the answer block prints the rest."""
+        if self._step_open:
+            self._stop_live()
+            self._step_open, self._draft = False, False
+            before = self._text.partition(shown.visible(answer).strip())[0].strip() if answer.strip() else ""
+            if before and before != self._text.strip():
+                self._text = before
+                self._err.print(self._thinking_panel())
+        if self._rejection is not None:
+            self._err.print(_verdict_panel(self._rejection))
+            self._rejection = None
+
+    def _tool_panel(self, result: ev.ToolReturned, call: ev.ToolCalled | None) -> Panel:
         body = Text()
-        body.append(shown.visible(arguments) + "\n", style="cyan")
-        style = "yellow" if result.skipped else "red" if result.is_error else "default"
+        if call is not None:
+            body.append(shown.visible(shown.call_arguments(call.arguments)) + "\n", style="cyan")
+        style = "yellow" if result.skipped else "red" if result.is_error else ""
         body.append(shown.visible(shown.preview(result.content)), style=style)
         for line in result.diff.splitlines():  # what the call changed on disk, as a unified diff
-            colour = "green" if line.startswith("+") else "red" if line.startswith("-") else "default"
+            colour = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
             body.append("\n" + shown.visible(line), style="cyan" if line.startswith("@@") else colour)
         border = "yellow" if result.skipped else "red" if result.is_error else "green"
         title = _text(f"TOOL · {shown.tool_name(result.name)}")  # a Text: a str title would be read as markup
@@ -176,36 +243,9 @@ class RichRenderer:
             body, title=title, title_align="left", subtitle=Text(shown.tool_facts(result)), border_style=border
         )
 
-    def _print_answer(self, answer: str) -> None:
-        """The answer, verbatim: Markdown is highlighted, never re-flowed (`**kwargs` stays `**kwargs`)."""
-        answer = shown.visible(answer)
-        out = Console(file=self._out_file, highlight=False)
-        if out.is_terminal:
-            from rich.syntax import Syntax
-
-            body: RenderableType = Syntax(answer, "markdown", word_wrap=True, background_color="default")
-        else:
-            # Piped: no wrapping at all, so every line of the answer arrives whole.
-            widest = max((cell_len(line) for line in answer.expandtabs().splitlines()), default=0)
-            out = Console(file=self._out_file, highlight=False, width=max(out.width, widest + 4))
-            body = Text(answer, tab_size=8)
-        with out.capture() as captured:  # written in one piece, so a write cut short is noticed
-            out.print(Panel(body, title="ANSWER", title_align="left", border_style="green"))
-        write_all(self._out_file, captured.get())
-
 
 def _text(text: str, style: str = "") -> Text:
     return Text(shown.visible(text), style=style)
-
-
-def _pretty_arguments(arguments: str) -> str:
-    """Valid JSON on one line with its escapes resolved; anything else (or anything long) as sent, clipped."""
-    if shown.arguments_shown(arguments) != arguments:
-        return shown.arguments_shown(arguments)
-    try:
-        return shown.arguments_shown(json.dumps(json.loads(arguments), ensure_ascii=False))
-    except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
-        return arguments
 
 
 def _plan_panel(steps: list[dict[str, str]], explanation: str) -> Panel:
@@ -221,3 +261,11 @@ def _plan_panel(steps: list[dict[str, str]], explanation: str) -> Panel:
     if explanation:
         body.append("\n" + shown.visible(explanation), style="dim")
     return Panel(body, title="PLAN", title_align="left", border_style="blue")
+
+
+def _verdict_panel(verdict: ev.JudgeVerdict) -> Panel:
+    """A rejection stays in view as a panel: what was missing is what the next step works on."""
+    body = _text(f"✗ {shown.judge_missing(verdict.missing)}", style="red")
+    if verdict.note:
+        body.append(shown.visible(f"\n{verdict.note}"), style="yellow")
+    return Panel(body, title="JUDGE", title_align="left", border_style="magenta")

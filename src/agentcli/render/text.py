@@ -4,6 +4,8 @@ the one policy in `agentcli.text`, re-exported here for the renderers and the CL
 
 from __future__ import annotations
 
+import json
+
 from agentcli.events import Compacted, RunFinished, RunStarted, ToolProgress, ToolReturned
 from agentcli.text import excerpt
 from agentcli.text import visible as visible  # re-exported: every terminal writer escapes the same way
@@ -25,6 +27,27 @@ def tool_name(name: str) -> str:
 def arguments_shown(arguments: str) -> str:
     """Tool arguments as shown: ten megabytes of them must not fill a terminal."""
     return excerpt(arguments, ARGUMENTS_CHARS, total=True)
+
+
+def call_arguments(arguments: str) -> str:
+    """Tool arguments as the user reads them, in the TOOL panel and the approval prompt alike: a JSON object as
+    `key=value, ...` on one line (each value as JSON, so a string's newlines read as `\\n`), anything else as
+    sent; cut at ARGUMENTS_CHARS either way."""
+    if len(arguments) <= 1_000_000:  # past a megabyte, decoding it all to show 500 characters is not worth it
+        try:
+            decoded = json.loads(arguments or "{}")
+        except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
+            decoded = None
+        if isinstance(decoded, dict):
+            arguments = ", ".join(f"{key}={_json(value)}" for key, value in decoded.items())
+    return arguments_shown(arguments)
+
+
+def _json(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except ValueError:  # an integer too long to print
+        return "…"
 
 
 def judge_missing(missing: str) -> str:
