@@ -19,7 +19,8 @@ from typing import IO, TYPE_CHECKING
 
 from agentcli.config import Settings
 from agentcli.engine.policy import Allow, Decision, Deny, PendingCall
-from agentcli.render.text import arguments_shown, tool_name
+from agentcli.render.text import call_arguments, tool_name
+from agentcli.render.wrap import for_terminal
 from agentcli.text import visible
 from agentcli.tools.commands.allow import AllowRules
 
@@ -108,17 +109,15 @@ class Approval:
             what = f"{always} (the change above)" if preview else shown(call)
         if not self._explained:
             self._explained = True
-            stderr.write(
+            keys = (
                 f"(y: yes · a: yes to {always} for the rest of the session · "
-                "n or Enter: no · anything else: no, and the model is told it as your reason)\n"
+                "n or Enter: no · anything else: no, and the model is told it as your reason)"
             )
+            stderr.write(for_terminal(keys, stderr) + "\n")
         discard_typed_ahead(stdin)
         stderr.write(f"Allow {what}? [y/N/a] ")
         stderr.flush()
-        answer = stdin.readline()
-        if not answer.endswith("\n"):  # end of input (Ctrl-D): no
-            stderr.write("\n")
-        return self._decided(call.name, answer.strip(), command)
+        return self._decided(call.name, read_answer(stdin, stderr), command)
 
     def _decided(self, name: str, answer: str, command: str | None = None) -> Decision:
         if answer.lower() in YES:
@@ -182,17 +181,9 @@ def _colour(stream: IO[str]) -> bool:
 
 
 def shown(call: PendingCall) -> str:
-    """The call as the user judges it: `name(key="value", ...)` on one line, the arguments cut where the TOOL
-    panel cuts them, escaped like every other terminal text (a newline could fake a second prompt)."""
-    try:
-        args = json.loads(call.arguments or "{}")
-    except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
-        args = None
-    if isinstance(args, dict):
-        inner = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in args.items())
-    else:
-        inner = call.arguments
-    return visible(f"{tool_name(call.name)}({arguments_shown(inner)})", one_line=True)
+    """The call as the user judges it: `name(key="value", ...)` on one line, the arguments shown and cut as the
+    TOOL panel shows them, escaped like every other terminal text (a newline could fake a second prompt)."""
+    return visible(f"{tool_name(call.name)}({call_arguments(call.arguments)})", one_line=True)
 
 
 def confirm(question: str) -> bool | None:
@@ -210,10 +201,22 @@ def ask_terminal(prompt: str) -> str | None:
     discard_typed_ahead(sys.stdin)  # a `y` typed before the question was meant for something else
     sys.stderr.write(prompt)
     sys.stderr.flush()
-    answer = sys.stdin.readline()
+    return read_answer(sys.stdin, sys.stderr).lower()
+
+
+def read_answer(stdin: IO[str], stderr: IO[str]) -> str:
+    """The line typed after a prompt, stripped; the prompt's line is ended however the answer ends (Enter,
+    Ctrl-D, or Ctrl-C, which goes up as KeyboardInterrupt after the line break, so that what the interrupt
+    prints starts on a line of its own rather than after `^C`)."""
+    try:
+        answer = stdin.readline()
+    except KeyboardInterrupt:
+        stderr.write("\n")
+        stderr.flush()
+        raise
     if not answer.endswith("\n"):  # end of input (Ctrl-D): no
-        sys.stderr.write("\n")
-    return answer.strip().lower()
+        stderr.write("\n")
+    return answer.strip()
 
 
 def discard_typed_ahead(stdin: IO[str]) -> None:
