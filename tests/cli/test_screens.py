@@ -1,0 +1,192 @@
+"""What a person sees: real `agent` runs on a pseudo-terminal of 80 and 120 columns, turned into a screen by a
+terminal emulator (pyte) and compared with stored screens, so a rendering regression fails here.
+
+Each screen is what the terminal shows once the run is over: the live region's redraws, erasures and cursor
+moves already applied, as a person would see them (a stale border left by a redraw shows up here; it would not
+in the byte stream). What varies from run to run (session IDs, times, the server's port) is normalised.
+A few screens only: each is a real process, about a second of CPU.
+
+After a reviewed change of what is shown: `UPDATE_SNAPSHOTS=1 python -m pytest tests/cli/test_screens.py`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import select
+import struct
+import sys
+import termios
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import agent_env
+from tests.support.processes import start_agent
+from tests.support.scripted_server import Reply, ScriptedServer, chunk_json, error, judge_pass, text, tool_calls
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+pyte = pytest.importorskip("pyte")
+
+SCREENS = Path(__file__).with_name("screens")
+SAMPLE = Path(__file__).parents[1] / "tools" / "user_tools" / "sample.py"
+ROWS = 60  # tall enough that nothing of these runs scrolls off the screen
+BOUND = 30.0  # seconds: a bound against hangs, far above any real cost
+
+ANSWER = (
+    "The product is **42**.\n\n"
+    "```python\nprint(6 * 7)\n```\n\n"
+    "Both numbers come from notes.txt, which the run read once; a long line like this one is left for the "
+    "terminal to wrap, so that copying it gives it back whole.\n"
+)
+
+
+class Terminal:
+    """`agent ARGS` on a pseudo-terminal of `columns` x ROWS: type into it, read everything it shows."""
+
+    def __init__(self, args: Sequence[str], *, columns: int, cwd: Path, env: dict[str, str]) -> None:
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, columns, 0, 0))
+        self.process = start_agent(args, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, terminal=True)
+        os.close(slave)
+        self.columns = columns
+        self.received = b""
+
+    def wait_for(self, marker: str, times: int = 1) -> None:
+        """Read until `marker` has been shown `times` times in all."""
+        deadline = time.monotonic() + BOUND
+        while self.received.count(marker.encode()) < times:
+            if not self._read(deadline):
+                raise AssertionError(f"{marker!r} never appeared; the terminal got:\n{self.received!r}")
+
+    def type(self, keys: str) -> None:
+        os.write(self.master, keys.encode())
+
+    def screen(self) -> str:
+        """Read to the end of the run and return the screen it left, normalised."""
+        deadline = time.monotonic() + BOUND
+        while self._read(deadline):
+            pass
+        self.process.wait(timeout=BOUND)
+        os.close(self.master)
+        screen = pyte.Screen(self.columns, ROWS)
+        pyte.ByteStream(screen).feed(self.received)
+        return normalised(screen.display)
+
+    def _read(self, deadline: float) -> bool:
+        ready, _, _ = select.select([self.master], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            return False
+        try:
+            chunk = os.read(self.master, 65536)
+        except OSError:  # EIO: every process holding the terminal has gone
+            return False
+        self.received += chunk
+        return bool(chunk)
+
+
+VARYING = [
+    (re.compile(r"\b(session|resume) [0-9a-f]{8}\b"), r"\1 XXXXXXXX"),  # the same width: a box stays a box
+    (re.compile(r"127\.0\.0\.1:\d{5}\b"), "127.0.0.1:NNNNN"),
+    (re.compile(r"\b\d+\.\d (m?s)\b"), r"N \1"),
+]
+
+
+def normalised(lines: Sequence[str]) -> str:
+    """The screen's lines, with what varies replaced; a border around a time is cut to a stub, since its length
+    follows the time's."""
+    out = []
+    for line in lines:
+        for pattern, replacement in VARYING:
+            line, count = pattern.subn(replacement, line)
+            if count and "─" in line and pattern is VARYING[-1][0]:
+                line = re.sub(r"─{2,}", "──", line)
+        out.append(line.rstrip())
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def check(name: str, screen: str) -> None:
+    stored = SCREENS / f"{name}.txt"
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        SCREENS.mkdir(exist_ok=True)
+        stored.write_text(screen, encoding="utf-8")
+    assert stored.exists(), f"no stored screen {stored.name}: run with UPDATE_SNAPSHOTS=1 and review it"
+    assert screen == stored.read_text(encoding="utf-8"), f"the screen changed; it now reads:\n{screen}"
+
+
+def environment(server: ScriptedServer) -> dict[str, str]:
+    env = agent_env(server, TERM="xterm")
+    env.pop("COLUMNS", None)  # the width is the terminal's, as for a person
+    return env
+
+
+def stalled(content: str) -> Reply:
+    """A streamed reply that sends `content` and then nothing more for BOUND seconds (until the test ends it)."""
+    events = [f"data: {chunk_json({'content': content[i : i + 8]})}\n\n".encode() for i in range(0, len(content), 8)]
+    pauses = [b""] * int(BOUND / 0.05)  # an empty piece is only a pause; each one checks for the server's stop
+    return Reply(content_type="text/event-stream", chunks=lambda: iter(events + pauses), chunk_delay=0.05)
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_ask_with_tools(scripted_server: ScriptedServer, workspace: Path, columns: int) -> None:
+    scripted_server.script = [
+        tool_calls(("read_file", {"path": "notes.txt"}), content="Reading the notes first."),
+        text(ANSWER),
+        judge_pass(),
+    ]
+    terminal = Terminal(
+        ["ask", "multiply the numbers in notes.txt"], columns=columns, cwd=workspace, env=environment(scripted_server)
+    )
+    screen = terminal.screen()
+    assert terminal.process.returncode == 0, screen
+    assert screen.count("The product is **42**.") == 1  # the answer once, not again in a THINKING panel
+    check(f"ask_with_tools_{columns}", screen)
+
+
+def test_an_approval_prompt_answered(scripted_server: ScriptedServer, workspace: Path) -> None:
+    scripted_server.script = [
+        tool_calls(("append_line", {"path": "log.txt", "line": "hello"})),
+        tool_calls(("append_line", {"path": "log.txt", "line": "x" * 3000})),
+        text("Appended hello; the long line was refused."),
+    ]
+    args = ["ask", "append to log.txt", "--no-judge", "--tools", str(SAMPLE)]
+    terminal = Terminal(args, columns=80, cwd=workspace, env=environment(scripted_server))
+    terminal.wait_for("[y/N/a] ")
+    terminal.type("y\r")
+    terminal.wait_for('"xxxxxxxx')
+    terminal.wait_for("[y/N/a] ")
+    terminal.type("n\r")
+    screen = terminal.screen()
+    assert terminal.process.returncode == 0, screen
+    assert screen.count("did not approve") == 1  # the refusal once
+    last_request = json.dumps(scripted_server.requests[-1])
+    assert "The user did not approve this call." in last_request
+    check("approval_80", screen)
+
+
+def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, workspace: Path) -> None:
+    # Ctrl-C while an answer streams: the turn is cancelled, the partial text stays in one panel (no stale
+    # border from the live region). Then a question the server refuses: FAILED, with no empty panel before it.
+    scripted_server.script = [
+        stalled("Let me think about this for a while, step by step, and then some more."),
+        error(400, "this model does not exist here"),
+    ]
+    terminal = Terminal(["chat", "--no-judge"], columns=120, cwd=workspace, env=environment(scripted_server))
+    terminal.wait_for("› ")
+    terminal.type("think hard\r")
+    terminal.wait_for("then some more.")
+    terminal.type("\x03")
+    terminal.wait_for("› ", times=2)
+    terminal.type("and now?\r")
+    terminal.wait_for("FAILED")
+    terminal.wait_for("› ", times=3)
+    terminal.type("/exit\r")
+    screen = terminal.screen()
+    assert screen.count("THINKING · step 1") == 1, screen
+    check("chat_ctrl_c_120", screen)
