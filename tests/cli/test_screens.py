@@ -149,24 +149,25 @@ def test_ask_with_tools(scripted_server: ScriptedServer, workspace: Path, column
     check(f"ask_with_tools_{columns}", screen)
 
 
-def test_an_approval_prompt_answered(scripted_server: ScriptedServer, workspace: Path) -> None:
+def test_approval_prompts_answered_yes_no_and_ctrl_c(scripted_server: ScriptedServer, workspace: Path) -> None:
+    # Three prompts: `y` runs the call; `n` refuses one whose arguments are long (cut as in the TOOL panel,
+    # the refusal reported once); Ctrl-C at the third interrupts, and what it prints starts on a line of its own.
     scripted_server.script = [
         tool_calls(("append_line", {"path": "log.txt", "line": "hello"})),
         tool_calls(("append_line", {"path": "log.txt", "line": "x" * 3000})),
-        text("Appended hello; the long line was refused."),
+        tool_calls(("append_line", {"path": "log.txt", "line": "bye"})),
+        text("never asked"),
     ]
     args = ["ask", "append to log.txt", "--no-judge", "--tools", str(SAMPLE)]
     terminal = Terminal(args, columns=80, cwd=workspace, env=environment(scripted_server))
-    terminal.wait_for("[y/N/a] ")
-    terminal.type("y\r")
-    terminal.wait_for('"xxxxxxxx')
-    terminal.wait_for("[y/N/a] ")
-    terminal.type("n\r")
+    for keys in ("y\r", "n\r", "\x03"):
+        terminal.wait_for("[y/N/a] ", times=("y\r", "n\r", "\x03").index(keys) + 1)
+        terminal.type(keys)
     screen = terminal.screen()
-    assert terminal.process.returncode == 0, screen
+    assert terminal.process.returncode == 130, screen
     assert screen.count("did not approve") == 1  # the refusal once
-    last_request = json.dumps(scripted_server.requests[-1])
-    assert "The user did not approve this call." in last_request
+    assert "The user did not approve this call." in json.dumps(scripted_server.requests[-1])
+    assert "[y/N/a] ^C\n" in screen  # nothing more on the prompt's line
     check("approval_80", screen)
 
 
