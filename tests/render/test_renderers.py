@@ -14,6 +14,7 @@ from agentcli.events import (
     JudgeVerdict,
     ModelTextDelta,
     ModelTurnDecoded,
+    ModeSwitched,
     RunFailed,
     RunFinished,
     RunStarted,
@@ -212,3 +213,14 @@ def test_a_retried_step_marks_its_partial_text_void(kind: str) -> None:
     assert "Asking again" in err
     assert err.index("Half a rep") < err.index("Asking again")
     assert "Whole reply" in out
+
+
+@pytest.mark.parametrize(
+    "ending",
+    [RunFailed("the server answered 400", "THINKING"), ModeSwitched("native", "react", "tools rejected")],
+    ids=["failed", "mode"],
+)
+def test_a_step_that_said_nothing_leaves_no_empty_panel(ending: Event) -> None:
+    _, err = render("rich", [StepStarted(1, 15), ending, RunFinished(None, "failed", Usage(), 1, 0.1)])
+    assert "THINKING" not in err
+    assert "FAILED" in err or "MODE" in err
