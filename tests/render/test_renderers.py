@@ -6,6 +6,8 @@ import io
 import json
 
 import pytest
+from rich.console import Console
+from rich.text import Text
 
 from agentcli.events import (
     AnswerReady,
@@ -26,6 +28,7 @@ from agentcli.events import (
 )
 from agentcli.llm.types import Usage
 from agentcli.render import make_renderer
+from agentcli.render.pretty import streaming_tail
 
 TOTAL = Usage(120, 30, 64)
 RUN: list[Event] = [
@@ -224,3 +227,13 @@ def test_a_step_that_said_nothing_leaves_no_empty_panel(ending: Event) -> None:
     _, err = render("rich", [StepStarted(1, 15), ending, RunFinished(None, "failed", Usage(), 1, 0.1)])
     assert "THINKING" not in err
     assert "FAILED" in err or "MODE" in err
+
+
+def test_a_long_streaming_text_shows_its_newest_lines_in_the_live_region() -> None:
+    console = Console(file=io.StringIO(), width=40, height=14)
+    words = Text(" ".join(f"w{number:04}" for number in range(400)))
+    shown = streaming_tail(words, console).plain.splitlines()
+    assert len(shown) <= 14 - 4  # the panel's borders, the spinner and the headline fit too
+    assert shown[0] == "…" and shown[-1].endswith("w0399")
+    short = Text("a few words")
+    assert streaming_tail(short, console) is short

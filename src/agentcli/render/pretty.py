@@ -169,15 +169,20 @@ class RichRenderer:
         waiting = "checking the draft…" if self._draft else "waiting for the model…"
         if not self._text:
             return Spinner("dots", text=Text(f"{self._title} · {waiting}", style="dim"))
-        return Group(self._thinking_panel(), Spinner("dots", text=Text(waiting, style="dim")))
+        return Group(self._thinking_panel(tail=True), Spinner("dots", text=Text(waiting, style="dim")))
 
     def _redraw(self) -> None:
         if self._live is not None:
             self._live.update(self._live_view())
 
-    def _thinking_panel(self) -> Panel:
-        body = self._text + ("\n" if self._text and self._calls_line else "") + self._calls_line
-        return Panel(Text(body), title=self._title, title_align="left", border_style="blue")
+    def _thinking_panel(self, *, tail: bool = False) -> Panel:
+        body = Text(self._text + ("\n" if self._text and self._calls_line else "") + self._calls_line)
+        return Panel(
+            streaming_tail(body, self._err) if tail else body,
+            title=self._title,
+            title_align="left",
+            border_style="blue",
+        )
 
     def _stop_live(self) -> None:
         """Erase the live region; what should stay is printed by the caller."""
@@ -242,6 +247,17 @@ class RichRenderer:
         return Panel(
             body, title=title, title_align="left", subtitle=Text(shown.tool_facts(result)), border_style=border
         )
+
+
+def streaming_tail(body: Text, console: Console) -> Text:
+    """While it streams, the end of a long text: a live region cannot scroll, and the newest text is the one
+    being read (Rich would show the top and an ellipsis). The whole text is printed when the step ends."""
+    width, height = console.size
+    room = max(height - 4, 3)  # the panel's two borders, the spinner, the headline above
+    lines = body.wrap(console, max(width - 4, 1))
+    if len(lines) <= room:
+        return body
+    return Text("\n").join([Text("…", style="dim"), *lines[-(room - 1) :]])
 
 
 def _text(text: str, style: str = "") -> Text:
