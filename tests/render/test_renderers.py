@@ -12,6 +12,7 @@ from rich.text import Text
 from agentcli.events import (
     AnswerReady,
     CallDenied,
+    Compacted,
     Event,
     JudgeVerdict,
     ModelTextDelta,
@@ -22,6 +23,7 @@ from agentcli.events import (
     RunStarted,
     StepRetried,
     StepStarted,
+    StreamingSwitchedOff,
     ToolCalled,
     ToolReturned,
     UsageReported,
@@ -237,3 +239,17 @@ def test_a_long_streaming_text_shows_its_newest_lines_in_the_live_region() -> No
     assert shown[0] == "…" and shown[-1].endswith("w0399")
     short = Text("a few words")
     assert streaming_tail(short, console) is short
+
+
+def test_what_happens_within_a_step_is_shown_and_the_step_goes_on() -> None:
+    events: list[Event] = [
+        StepStarted(1, 15),
+        Compacted(1, 9000, 3000, 8000, "stubs"),
+        ModelTextDelta(1, "Half a rep"),
+        StreamingSwitchedOff("The server cut the stream."),
+        ModelTextDelta(1, "Reading the notes."),
+        ModelTurnDecoded(1, "Reading the notes.", [{"id": "c1", "name": "read_file", "arguments": "{}"}]),
+    ]
+    _, err = render("rich", events)
+    assert err.index("compacted") < err.index("STREAMING OFF") < err.index("Reading the notes.")
+    assert "→ read_file" in err and "Half a rep" not in err  # asked again whole: the part is not shown twice

@@ -97,8 +97,8 @@ class RichRenderer:
                 self._judged(verdict)
             case ev.ModelWaiting(reason=reason, seconds=seconds):
                 self._line(f"waiting {seconds:.1f} s: {reason}", style="yellow")
-            case ev.StreamingSwitchedOff(reason=reason):
-                self._settle()
+            case ev.StreamingSwitchedOff(reason=reason):  # within a step: shown above it, and the step goes on
+                self._text = ""  # the reply is asked again, whole: a part streamed before it would be shown twice
                 self._err.print(Panel(_text(reason), title="STREAMING OFF", title_align="left", border_style="yellow"))
             case ev.ModeSwitched(old=old, new=new, reason=reason):
                 self._settle()
@@ -112,8 +112,7 @@ class RichRenderer:
             case ev.RunFailed(reason=reason):
                 self._settle()
                 self._err.print(Panel(_text(reason), title="FAILED", title_align="left", border_style="red"))
-            case ev.Compacted() as compacted:
-                self._settle()
+            case ev.Compacted() as compacted:  # within a step, before its request: above it, the step goes on
                 self._line(f"COMPACT · {shown.compaction(compacted)}", style="yellow")
             case ev.PlanUpdated(steps=steps, explanation=explanation):
                 self._settle()
