@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import agentcli
-from agentcli.cli.approval import REFUSAL, Approval, shown
+from agentcli.cli.approval import REFUSAL, Approval, ask, shown
 from agentcli.engine.policy import Allow, Deny, PendingCall
 from agentcli.events import Event
 from agentcli.render.text import ARGUMENTS_CHARS
@@ -174,3 +174,24 @@ def test_the_no_terminal_refusal_shows_the_name_escaped() -> None:
     hostile = PendingCall("c1", "delete\u202e\x1b[2J", "{}", Tool.from_function(delete_branch), 1)
     assert policy(hostile) == Deny(REFUSAL)
     assert stderr.getvalue().startswith("delete\\u202e\\x1b[2J needs approval")
+
+
+class CtrlC(io.StringIO):
+    def readline(self, size: int | None = -1, /) -> str:  # type: ignore[override]  # StringIO's is str too
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_at_a_prompt_ends_its_line_before_going_up() -> None:
+    # The terminal has echoed ^C after the prompt: the interrupt's message must not follow it on that line.
+    stderr = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        ask("Allow x()? [y/N/a] ", CtrlC(), stderr)
+    assert stderr.getvalue() == "Allow x()? [y/N/a] \n"
+
+
+def test_the_prompt_shows_arguments_as_the_tool_panel_does() -> None:
+    from agentcli.render.text import call_arguments
+
+    arguments = json.dumps({"path": "a.txt", "content": "line\n" * 1000})
+    assert shown(call(delete_branch, arguments)) == f"delete_branch({call_arguments(arguments)})"
+    assert len(call_arguments(arguments)) < ARGUMENTS_CHARS + 40  # cut where the panel cuts, not 2,000 characters

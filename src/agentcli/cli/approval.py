@@ -115,9 +115,7 @@ class Approval:
             )
             stderr.write(for_terminal(keys, stderr) + "\n")
         discard_typed_ahead(stdin)
-        stderr.write(f"Allow {what}? [y/N/a] ")
-        stderr.flush()
-        return self._decided(call.name, read_answer(stdin, stderr), command)
+        return self._decided(call.name, ask(f"Allow {what}? [y/N/a] ", stdin, stderr), command)
 
     def _decided(self, name: str, answer: str, command: str | None = None) -> Decision:
         if answer.lower() in YES:
@@ -199,16 +197,17 @@ def ask_terminal(prompt: str) -> str | None:
     if not (_is_terminal(sys.stdin) and _is_terminal(sys.stderr)):
         return None
     discard_typed_ahead(sys.stdin)  # a `y` typed before the question was meant for something else
-    sys.stderr.write(prompt)
-    sys.stderr.flush()
-    return read_answer(sys.stdin, sys.stderr).lower()
+    return ask(prompt, sys.stdin, sys.stderr).lower()
 
 
-def read_answer(stdin: IO[str], stderr: IO[str]) -> str:
-    """The line typed after a prompt, stripped; the prompt's line is ended however the answer ends (Enter,
-    Ctrl-D, or Ctrl-C, which goes up as KeyboardInterrupt after the line break, so that what the interrupt
-    prints starts on a line of its own rather than after `^C`)."""
+def ask(prompt: str, stdin: IO[str], stderr: IO[str]) -> str:
+    """Show `prompt` and return the line typed after it, stripped. The prompt's line is ended however the
+    answer ends: Enter, Ctrl-D, or Ctrl-C, which goes up as KeyboardInterrupt after the line break (from the
+    moment the prompt is written: a quick Ctrl-C can come before the read), so that what the interrupt prints
+    starts on a line of its own rather than after `^C`."""
     try:
+        stderr.write(prompt)
+        stderr.flush()
         answer = stdin.readline()
     except KeyboardInterrupt:
         stderr.write("\n")
