@@ -17,6 +17,7 @@ import os
 import re
 import select
 import struct
+import subprocess
 import sys
 import termios
 import time
@@ -191,3 +192,12 @@ def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, worksp
     screen = terminal.screen()
     assert screen.count("THINKING · step 1") == 1, screen
     check("chat_ctrl_c_120", screen)
+
+
+def test_help_is_as_wide_as_the_terminal(tmp_path: Path) -> None:
+    # A process of its own: Click's CliRunner forces its own width on help.
+    env = {**agent_env(None), "COLUMNS": "120"}
+    done = start_agent(["ask", "--help"], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True)
+    output, _ = done.communicate(timeout=BOUND)
+    widest = max(len(line) for line in output.splitlines())
+    assert 100 < widest <= 120, output  # not Click's 80 columns
