@@ -35,6 +35,7 @@ class RichRenderer:
         self._out_file = out
         self._err = Console(file=err, highlight=False)
         self._live: Live | None = None
+        self._headline = ""
         self._step_open = False
         self._title = ""
         self._text = ""
@@ -50,7 +51,9 @@ class RichRenderer:
     def handle(self, event: ev.Event) -> None:
         match event:
             case ev.RunStarted() as started:
-                self._line(shown.headline(started), style="dim")
+                if shown.headline(started) != self._headline:  # a chat that keeps its renderer: once, not per turn
+                    self._headline = shown.headline(started)
+                    self._line(self._headline, style="dim")
             case ev.StepStarted(step=step, max_steps=limit):
                 self._settle()
                 self._title = f"THINKING · step {step}/{limit}"
