@@ -40,9 +40,9 @@ BOUND = 30.0  # seconds: a bound against hangs, far above any real cost
 
 ANSWER = (
     "The product is **42**.\n\n"
-    "```python\nprint(6 * 7)\n```\n\n"
-    "Both numbers come from notes.txt, which the run read once; a long line like this one is left for the "
-    "terminal to wrap, so that copying it gives it back whole.\n"
+    "```python\nprint(6 * 7)  # a line of code wider than the terminal is not wrapped by us: copied, it is one line\n"
+    "```\n\nBoth numbers come from notes.txt, which the run read once; prose longer than a line is wrapped between "
+    "words, never inside one.\n"
 )
 
 
