@@ -30,7 +30,7 @@ from agentcli.events import (
 )
 from agentcli.llm.types import Usage
 from agentcli.render import make_renderer
-from agentcli.render.pretty import streaming_tail
+from agentcli.render.pretty import StreamingTail
 
 TOTAL = Usage(120, 30, 64)
 RUN: list[Event] = [
@@ -232,13 +232,16 @@ def test_a_step_that_said_nothing_leaves_no_empty_panel(ending: Event) -> None:
 
 
 def test_a_long_streaming_text_shows_its_newest_lines_in_the_live_region() -> None:
-    console = Console(file=io.StringIO(), width=40, height=14)
-    words = Text(" ".join(f"w{number:04}" for number in range(400)))
-    shown = streaming_tail(words, console).plain.splitlines()
-    assert len(shown) <= 14 - 4  # the panel's borders, the spinner and the headline fit too
-    assert shown[0] == "…" and shown[-1].endswith("w0399")
-    short = Text("a few words")
-    assert streaming_tail(short, console) is short
+    def drawn(text: str) -> list[str]:
+        screen = io.StringIO()
+        Console(file=screen, width=40, height=14).print(StreamingTail(Text(text)))
+        return screen.getvalue().splitlines()
+
+    for words in (400, 40_000):  # longer than the screen, and far longer (only its end is wrapped)
+        shown = drawn(" ".join(f"w{number:05}" for number in range(words)))
+        assert len(shown) <= 14 - 4  # the panel's borders, the spinner and the headline fit too
+        assert shown[0] == "…" and shown[-1].rstrip().endswith(f"w{words - 1:05}")
+    assert drawn("a few words") == ["a few words"]
 
 
 def test_what_happens_within_a_step_is_shown_and_the_step_goes_on() -> None:

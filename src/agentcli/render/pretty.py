@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import IO
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
 from rich.panel import Panel
 from rich.spinner import Spinner
@@ -180,7 +180,7 @@ class RichRenderer:
     def _thinking_panel(self, *, tail: bool = False) -> Panel:
         body = Text(self._text + ("\n" if self._text and self._calls_line else "") + self._calls_line)
         return Panel(
-            streaming_tail(body, self._err) if tail else body,
+            StreamingTail(body) if tail else body,
             title=self._title,
             title_align="left",
             border_style="blue",
@@ -251,15 +251,26 @@ class RichRenderer:
         )
 
 
-def streaming_tail(body: Text, console: Console) -> Text:
-    """While it streams, the end of a long text: a live region cannot scroll, and the newest text is the one
-    being read (Rich would show the top and an ellipsis). The whole text is printed when the step ends."""
-    width, height = console.size
-    room = max(height - 4, 3)  # the panel's two borders, the spinner, the headline above
-    lines = body.wrap(console, max(width - 4, 1))
-    if len(lines) <= room:
-        return body
-    return Text("\n").join([Text("…", style="dim"), *lines[-(room - 1) :]])
+class StreamingTail:
+    """The end of a streaming text, as much as fits the screen: a live region cannot scroll, and the newest text
+    is the one being read (Rich would show the top and an ellipsis). Worked out when the region is drawn (12
+    times a second), not at each delta, and from the text's last screenful only: wrapping a long answer whole at
+    every delta cost more than the model took to send it. The whole text is printed when the step ends."""
+
+    def __init__(self, body: Text) -> None:
+        self.body = body
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        room = max(console.size.height - 4, 3)  # the panel's two borders, the spinner, the headline above
+        width = max(options.max_width, 1)
+        span = (room + 1) * (width + 1)  # a wrapped line holds at most `width` characters and a line break
+        cut = len(self.body) > span
+        lines = (self.body[-span:] if cut else self.body).wrap(console, width)
+        if not cut and len(lines) <= room:
+            yield self.body
+            return
+        # Cut: the first line may have lost its start; there are at least `room` lines after it.
+        yield Text("\n").join([Text("…", style="dim"), *lines[-(room - 1) :]])
 
 
 def _text(text: str, style: str = "") -> Text:
