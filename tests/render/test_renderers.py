@@ -30,7 +30,7 @@ from agentcli.events import (
 )
 from agentcli.llm.types import Usage
 from agentcli.render import make_renderer
-from agentcli.render.pretty import StreamingTail
+from agentcli.render.panels import StreamingTail
 
 TOTAL = Usage(120, 30, 64)
 RUN: list[Event] = [

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from typing import IO
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.panel import Panel
 from rich.spinner import Spinner
 from rich.text import Text
 
 from agentcli import events as ev
+from agentcli.render import panels
 from agentcli.render import text as shown
 from agentcli.render.answer import print_answer
 
@@ -87,26 +88,26 @@ class RichRenderer:
                 if result.call_id in self._denied:  # the refusal was the line above: once is enough
                     self._denied.discard(result.call_id)
                 else:
-                    self._err.print(self._tool_panel(result, made))
+                    self._err.print(panels.tool_panel(result, made))
             case ev.StepRetried(reason=reason):
                 self._text += shown.visible(f"\n[{reason} Asking again; this text is void.]")
                 self._draft = False
                 self._end_step()
             case ev.FormatProblem(message=message, hint=hint):
                 self._settle()
-                body = _text(f"{message}\n\nTold the model: {hint}")
-                self._err.print(Panel(body, title="FORMAT ERROR", title_align="left", border_style="yellow"))
+                body = panels.text(f"{message}\n\nTold the model: {hint}")
+                self._err.print(panels.notice("FORMAT ERROR", body, "yellow"))
             case ev.JudgeVerdict() as verdict:
                 self._judged(verdict)
             case ev.ModelWaiting(reason=reason, seconds=seconds):
                 self._line(f"waiting {seconds:.1f} s: {reason}", style="yellow")
             case ev.StreamingSwitchedOff(reason=reason):  # within a step: shown above it, and the step goes on
                 self._text = ""  # the reply is asked again, whole: a part streamed before it would be shown twice
-                self._err.print(Panel(_text(reason), title="STREAMING OFF", title_align="left", border_style="yellow"))
+                self._err.print(panels.notice("STREAMING OFF", panels.text(reason), "yellow"))
             case ev.ModeSwitched(old=old, new=new, reason=reason):
                 self._settle()
-                body = _text(f"{old} → {new}\n{reason}")
-                self._err.print(Panel(body, title="MODE", title_align="left", border_style="yellow"))
+                body = panels.text(f"{old} → {new}\n{reason}")
+                self._err.print(panels.notice("MODE", body, "yellow"))
             case ev.AnswerReady(answer=answer, warning=warning):
                 self._answered(answer)
                 if warning:
@@ -114,12 +115,12 @@ class RichRenderer:
                 print_answer(answer, self._out_file)
             case ev.RunFailed(reason=reason):
                 self._settle()
-                self._err.print(Panel(_text(reason), title="FAILED", title_align="left", border_style="red"))
+                self._err.print(panels.notice("FAILED", panels.text(reason), "red"))
             case ev.Compacted() as compacted:  # within a step, before its request: above it, the step goes on
                 self._line(f"COMPACT · {shown.compaction(compacted)}", style="yellow")
             case ev.PlanUpdated(steps=steps, explanation=explanation):
                 self._settle()
-                self._err.print(_plan_panel(steps, explanation))
+                self._err.print(panels.plan_panel(steps, explanation))
             case ev.RunFinished() as final:
                 self._settle()  # an interrupted step leaves its panel open
                 self._line(shown.summary(final), style="dim")
@@ -134,7 +135,7 @@ class RichRenderer:
 
     def _line(self, text: str, *, style: str) -> None:
         """One message; a long one wraps at word boundaries (Rich wraps, the terminal would cut mid-word)."""
-        self._err.print(_text(text, style=style))
+        self._err.print(panels.text(text, style=style))
 
     # A tool that reports while it runs (run_command).
 
@@ -148,10 +149,10 @@ class RichRenderer:
         body = Text(shown.visible(shown.call_arguments(call.arguments) if call else ""), style="cyan")
         for line in progress.tail:
             body.append("\n" + shown.visible(line, one_line=True)[: self._err.width], style="dim")
-        title = _text(f"TOOL · {shown.tool_name(progress.name)}")
+        title = panels.text(f"TOOL · {shown.tool_name(progress.name)}")
         view = Group(
             Panel(body, title=title, title_align="left", border_style="blue"),
-            Spinner("dots", text=_text(shown.progress_facts(progress), style="dim")),
+            Spinner("dots", text=panels.text(shown.progress_facts(progress), style="dim")),
         )
         if self._progress is None:
             self._progress = Live(view, console=self._err, refresh_per_second=8, transient=True)
@@ -180,7 +181,7 @@ class RichRenderer:
     def _thinking_panel(self, *, tail: bool = False) -> Panel:
         body = Text(self._text + ("\n" if self._text and self._calls_line else "") + self._calls_line)
         return Panel(
-            StreamingTail(body) if tail else body,
+            panels.StreamingTail(body) if tail else body,
             title=self._title,
             title_align="left",
             border_style="blue",
@@ -207,7 +208,7 @@ class RichRenderer:
         """Whatever comes now is not the answer: a held draft was thinking after all (a rejected one stays)."""
         self._end_step()
         if self._rejection is not None:
-            self._err.print(_verdict_panel(self._rejection))
+            self._err.print(panels.verdict_panel(self._rejection))
             self._rejection = None
 
     def _judged(self, verdict: ev.JudgeVerdict) -> None:
@@ -219,7 +220,7 @@ class RichRenderer:
         elif self._draft:
             self._rejection = verdict  # under the draft if the run goes on; above the answer if it is kept
         else:
-            self._err.print(_verdict_panel(verdict))
+            self._err.print(panels.verdict_panel(verdict))
 
     def _answered(self, answer: str) -> None:
         """The held draft became the answer: erase it and show only what it said besides the answer (a react
@@ -232,69 +233,5 @@ class RichRenderer:
                 self._text = before
                 self._err.print(self._thinking_panel())
         if self._rejection is not None:
-            self._err.print(_verdict_panel(self._rejection))
+            self._err.print(panels.verdict_panel(self._rejection))
             self._rejection = None
-
-    def _tool_panel(self, result: ev.ToolReturned, call: ev.ToolCalled | None) -> Panel:
-        body = Text()
-        if call is not None:
-            body.append(shown.visible(shown.call_arguments(call.arguments)) + "\n", style="cyan")
-        style = "yellow" if result.skipped else "red" if result.is_error else ""
-        body.append(shown.visible(shown.preview(result.content)), style=style)
-        for line in result.diff.splitlines():  # what the call changed on disk, as a unified diff
-            colour = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
-            body.append("\n" + shown.visible(line), style="cyan" if line.startswith("@@") else colour)
-        border = "yellow" if result.skipped else "red" if result.is_error else "green"
-        title = _text(f"TOOL · {shown.tool_name(result.name)}")  # a Text: a str title would be read as markup
-        return Panel(
-            body, title=title, title_align="left", subtitle=Text(shown.tool_facts(result)), border_style=border
-        )
-
-
-class StreamingTail:
-    """The end of a streaming text, as much as fits the screen: a live region cannot scroll, and the newest text
-    is the one being read (Rich would show the top and an ellipsis). Worked out when the region is drawn (12
-    times a second), not at each delta, and from the text's last screenful only: wrapping a long answer whole at
-    every delta cost more than the model took to send it. The whole text is printed when the step ends."""
-
-    def __init__(self, body: Text) -> None:
-        self.body = body
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        room = max(console.size.height - 4, 3)  # the panel's two borders, the spinner, the headline above
-        width = max(options.max_width, 1)
-        span = (room + 1) * (width + 1)  # a wrapped line holds at most `width` characters and a line break
-        cut = len(self.body) > span
-        lines = (self.body[-span:] if cut else self.body).wrap(console, width)
-        if not cut and len(lines) <= room:
-            yield self.body
-            return
-        # Cut: the first line may have lost its start; there are at least `room` lines after it.
-        yield Text("\n").join([Text("…", style="dim"), *lines[-(room - 1) :]])
-
-
-def _text(text: str, style: str = "") -> Text:
-    return Text(shown.visible(text), style=style)
-
-
-def _plan_panel(steps: list[dict[str, str]], explanation: str) -> Panel:
-    """The plan as a checklist: done, in progress, pending."""
-    body = Text()
-    for number, item in enumerate(steps, 1):
-        status = item.get("status", "pending")
-        style = {"completed": "green", "in_progress": "bold yellow"}.get(status, "default")
-        if number > 1:
-            body.append("\n")
-        body.append(f"{shown.PLAN_MARKS.get(status, '[ ]')} {number}. ", style=style)
-        body.append(shown.visible(item.get("step", ""), one_line=True), style=style)
-    if explanation:
-        body.append("\n" + shown.visible(explanation), style="dim")
-    return Panel(body, title="PLAN", title_align="left", border_style="blue")
-
-
-def _verdict_panel(verdict: ev.JudgeVerdict) -> Panel:
-    """A rejection stays in view as a panel: what was missing is what the next step works on."""
-    body = _text(f"✗ {shown.judge_missing(verdict.missing)}", style="red")
-    if verdict.note:
-        body.append(shown.visible(f"\n{verdict.note}"), style="yellow")
-    return Panel(body, title="JUDGE", title_align="left", border_style="magenta")
