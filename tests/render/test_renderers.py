@@ -177,6 +177,20 @@ def test_a_react_thought_stays_and_its_final_answer_is_shown_once() -> None:
     assert "42 metres" in out
 
 
+def test_a_json_mode_draft_is_not_shown_beside_its_answer() -> None:
+    draft = '{"final_answer": "42 metres"}'
+    events: list[Event] = [
+        StepStarted(1, 15),
+        ModelTextDelta(1, draft),
+        ModelTurnDecoded(1, draft, []),
+        AnswerReady("42 metres"),
+        RunFinished("42 metres", "finished", Usage(), 1, 0.1),
+    ]
+    out, err = render("rich", events)
+    assert "final_answer" not in err and "THINKING" not in err
+    assert "42 metres" in out
+
+
 def test_a_refused_call_is_reported_once() -> None:
     events: list[Event] = [
         StepStarted(1, 15),

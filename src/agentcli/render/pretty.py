@@ -223,14 +223,15 @@ class RichRenderer:
             self._err.print(panels.verdict_panel(verdict))
 
     def _answered(self, answer: str) -> None:
-        """The held draft became the answer: erase it and show only what it said besides the answer (a react
-        `Thought:`), since the answer block prints the rest."""
+        """The held draft became the answer: erase it and keep only what it said before the answer (a react
+        `Thought:`), since the answer block prints the rest. A draft that holds the answer in another form (json
+        mode's `{"final_answer": …}`) is not shown at all: the answer is what it said."""
         if self._step_open:
             self._stop_live()
             self._step_open, self._draft = False, False
-            before = self._text.partition(shown.visible(answer).strip())[0].strip() if answer.strip() else ""
-            if before and before != self._text.strip():
-                self._text = before
+            said, answer = self._text.strip(), shown.visible(answer).strip()
+            if answer and said.endswith(answer) and said != answer:  # react: `Thought: … Final Answer: <answer>`
+                self._text = said.removesuffix(answer).rstrip()
                 self._err.print(self._thinking_panel())
         if self._rejection is not None:
             self._err.print(panels.verdict_panel(self._rejection))
