@@ -122,7 +122,7 @@ def check(name: str, screen: str) -> None:
 
 
 def environment(server: ScriptedServer) -> dict[str, str]:
-    env = agent_env(server, TERM="xterm")
+    env = agent_env(server, TERM="xterm", AGENTCLI_SANDBOX="off")  # the headline names no machine's sandbox
     env.pop("COLUMNS", None)  # the width is the terminal's, as for a person
     return env
 
