@@ -143,10 +143,12 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
     settings = agent.settings
     kind = options.output_kind()
     from agentcli.render.text import visible
+    from agentcli.render.wrap import for_terminal
 
     def say(text: str) -> None:
-        # Errors quote the server and the model: their control codes are shown, never obeyed.
-        sys.stderr.write(visible(text))
+        # Errors quote the server and the model: their control codes are shown, never obeyed. On a terminal, long
+        # lines (a tool's description in /tools, an error) wrap between words, not mid-word.
+        sys.stderr.write(for_terminal(visible(text), sys.stderr))
 
     opening = Header(agent.session.id or "", settings.mode, settings.model, settings.endpoint)
     header = HeaderOnce(opening)
