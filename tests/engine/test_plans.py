@@ -159,3 +159,29 @@ def test_the_plans_size_is_checked_by_the_tool_not_stated_in_its_schema(
     assert f"the plan has {MAX_STEPS + 1} steps; at most {MAX_STEPS} may be" in returned[1].content
     assert "the explanation is 2001 characters long" in returned[2].content
     assert agent.session.runs[0].plan == ()
+
+
+def test_a_planning_run_neither_offers_nor_runs_a_tool_that_changes_things_unasked(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    """A trusted MCP server's tool runs without approval, yet changes things unless its server says it reads only:
+    the planning run leaves it out, and refuses it when the model names it anyway."""
+    from agentcli.tools.core.registry import Tool
+
+    ran: list[str] = []
+
+    def deploy() -> str:
+        ran.append("deploy")
+        return "deployed"
+
+    agent = make_scripted_agent()
+    agent.tools.add(Tool("srv__deploy", "Deploy.", lambda: deploy, {"type": "object", "properties": {}}, changes=True))
+    assert "srv__deploy" not in agent.tools.reading() and "srv__deploy" in agent.tools
+    llm.script = [tool_calls(("srv__deploy", {})), plan([{"step": "deploy", "status": "pending"}]), text("plan")]
+    run = agent.start("deploy it", planning=True)
+    events = list(run)
+    assert ran == []
+    offered = {tool["function"]["name"] for tool in llm.requests[0]["tools"]}
+    assert "srv__deploy" not in offered and "update_plan" in offered
+    returned = next(event for event in events if isinstance(event, ToolReturned))
+    assert returned.is_error and "planning run" in returned.content

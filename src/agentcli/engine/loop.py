@@ -290,7 +290,7 @@ class Engine:
 
     def _call(self, call: PendingCall, planning: bool = False) -> Generator[Event, None, ToolReturned]:
         """Run one call unless the before_call policy denies it; a denial is the call's result."""
-        decision = PLANNING_REFUSAL if planning and call.requires_approval else self.before_call(call)
+        decision = PLANNING_REFUSAL if planning and call.may_change else self.before_call(call)
         if isinstance(decision, Deny):
             yield CallDenied(call.step, call.id, call.name, decision.reason)
             return ToolReturned(call.step, call.id, call.name, decision.reason, True, 0.0)

@@ -30,6 +30,11 @@ class PendingCall:
     def requires_approval(self) -> bool:
         return self.tool is not None and self.tool.requires_approval
 
+    @property
+    def may_change(self) -> bool:
+        """Whether the call may change something (a planning run refuses it), asked or not."""
+        return self.tool is not None and self.tool.may_change
+
 
 @dataclass(frozen=True)
 class Allow:

@@ -137,6 +137,7 @@ class McpServers:
             schema,
             requires_approval=not connection.block.trust,
             idempotent=idempotent,
+            changes=not read_only,  # trusted or not: a planning run offers only what the server says reads
             source=f"mcp {connection.name}",
             validator=validator(schema),
         )

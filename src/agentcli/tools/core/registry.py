@@ -79,6 +79,15 @@ class Tool:
     validator: Callable[[dict[str, Any]], str | None] | None = None
     """For a tool whose parameters are only a JSON Schema (an MCP server's): what is wrong with the arguments,
     or None; they are then passed as they are, as keyword arguments. Without it, `args_model` validates."""
+    changes: bool | None = None
+    """Whether a call may change something, where that is not what `requires_approval` says: a trusted MCP
+    server's tool runs unasked but changes nothing only if its server says so. None: it changes things exactly
+    when it asks for approval (a built-in's or a user tool's rule)."""
+
+    @property
+    def may_change(self) -> bool:
+        """Whether a planning run or --read-only must leave this tool out."""
+        return self.requires_approval if self.changes is None else self.changes
 
     @classmethod
     def from_function(cls, func: Callable[..., object], name: str | None = None, *, source: str = "") -> Tool:
@@ -176,13 +185,13 @@ class ToolRegistry:
     def reading(self) -> ToolRegistry:
         """The tools that change nothing (none that asks for approval), on the same context: a planning run's."""
         kept = ToolRegistry(context=self.context)
-        kept._tools = {name: tool for name, tool in self._tools.items() if not tool.requires_approval}
+        kept._tools = {name: tool for name, tool in self._tools.items() if not tool.may_change}
         return kept
 
     def drop_changing(self) -> list[str]:
         """Leave out every tool that asks for approval (they are the ones that change things: files, commands,
         a user's side effects), for --read-only; the names left out."""
-        dropped = [name for name, tool in self._tools.items() if tool.requires_approval]
+        dropped = [name for name, tool in self._tools.items() if tool.may_change]
         for name in dropped:
             del self._tools[name]
         return dropped
