@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from agentcli.config import Settings
-from agentcli.engine.context import window_of
+from agentcli.engine.context import choose_window
 from agentcli.engine.conversation import Conversation, FileRecord
 from agentcli.engine.files import RunPlan, SessionLedger
 from agentcli.engine.judge import Judge
@@ -179,11 +179,14 @@ class Agent:
             from agentcli.sandbox import detect
 
             sandbox = detect(allow_network=settings.allow_network).name()
+        served = None
         if client is None:
             from agentcli.llm.client import OpenAIChatClient
 
             client = OpenAIChatClient(settings.require_model())
+            served = _served_window(settings)
         self.client = client
+        window, window_from = choose_window(settings.model, settings.context_window, served)
         self.session = Session(settings.mode, settings.stream)
         self.engine = Engine(
             client,
@@ -193,7 +196,8 @@ class Agent:
             max_steps=settings.max_steps,
             judge=Judge(client) if settings.judge else None,
             before_call=before_call,
-            context_window=window_of(settings.model, settings.context_window),
+            context_window=window,
+            window_from=window_from,
             sandbox=sandbox,
         )
 
@@ -278,3 +282,13 @@ class Agent:
 def _warn(message: str) -> None:
     sys.stderr.write(f"warning: {message}\n")
     sys.stderr.flush()
+
+
+def _served_window(settings: Settings) -> int | None:
+    """The window the endpoint says it serves, when none was given and the endpoint is not OpenAI's own (whose
+    models the table knows, and whose /models says nothing of windows): asked once per endpoint, never failing."""
+    if settings.context_window is not None or settings.base_url is None:
+        return None
+    from agentcli.llm.window import served_window
+
+    return served_window(settings.base_url, settings.model, settings.api_key.reveal())

@@ -34,6 +34,10 @@ class RunStarted(Event):
     """The saved session the run belongs to ("" when nothing is saved)."""
     sandbox: str = ""
     """The sandbox run_command's commands run in (`landlock+pid+no-network`, `none`); "" when no command can run."""
+    window: int = 0
+    """The context window planned for, in tokens (0: not said)."""
+    window_from: str = ""
+    """Where the window came from: "given" (flag, environment, config), "server", "table" or "default"."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +140,12 @@ class Compacted(Event):
     tokens_after: int
     window: int
     how: str
-    """"stubs" (old tool results) or "stubs and earlier turns"."""
+    """"stubs" (old tool results), "stubs and summary" (earlier turns summarised by the model) or "stubs and
+    earlier turns" (left out: no summary could be had)."""
+    summary: str = ""
+    """The summary written by this compaction ("" when none was)."""
+    summary_before: int = 0
+    """The log id the summary covers the entries before (the current run's first)."""
 
 
 @dataclass(frozen=True)

@@ -1,23 +1,43 @@
-"""The context window: a request past 80 % of it is compacted (old results first, then earlier turns), the
-user's questions stay verbatim with the latest last, pairing holds, and the log keeps everything."""
+"""The context window: a request past 80 % of it is compacted (old results first, then earlier turns summarised
+by the model, or left out when no summary can be had), the user's questions stay verbatim with the latest last,
+pairing holds, the task record goes with every summary and to the judge, and the log keeps everything."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from agentcli.adapters.base import View
-from agentcli.engine.context import DEFAULT_WINDOW, NOTE, calibrated, fit, request_bytes, window_of
+from agentcli.engine.context import (
+    COMPACT_AT,
+    DEFAULT_WINDOW,
+    NOTE,
+    Summarizer,
+    calibrated,
+    choose_window,
+    fit,
+    request_bytes,
+    window_of,
+)
 from agentcli.engine.conversation import check_pairing
-from agentcli.events import Compacted
-from agentcli.llm.scripted import ScriptedClient, text, tool_calls
+from agentcli.engine.judge import Judge
+from agentcli.engine.summary import REMINDER, TASK_HEADER, Summary
+from agentcli.errors import LLMError
+from agentcli.events import Compacted, JudgeVerdict
+from agentcli.llm.scripted import Reply, ScriptedClient, judge_fail, judge_pass
 from agentcli.llm.types import ChatRequest, Message
 from tests.support.agents import MakeAgent
+from tests.support.long_chat import LongChatModel
 
 
 def test_the_window_is_the_one_given_else_a_known_models_else_the_default() -> None:
     assert window_of("gpt-4o-mini", 9000) == 9000
     assert window_of("gpt-4o-mini") == 128_000 and window_of("deepseek-chat") == 65_536
     assert window_of("Qwen/qwen-plus-latest") == 131_072 and window_of("my-local-model") == DEFAULT_WINDOW
+    assert choose_window("gpt-4o", 9000, 4096) == (9000, "given")  # what the user says beats the server
+    assert choose_window("gpt-4o", None, 4096) == (4096, "server")  # the server beats the table
+    assert choose_window("gpt-4o") == (128_000, "table") and choose_window("x") == (DEFAULT_WINDOW, "default")
 
 
 def conversation(turns: int, size: int) -> list[Message]:
@@ -67,19 +87,88 @@ def test_a_small_fit_changes_nothing_and_usage_calibrates_the_estimate() -> None
     assert calibrated(4.0, size, 100) > 1.0 and calibrated(4.0, size, 0) == 4.0
 
 
+def summarizer_of(text_: str, calls: list[tuple[Summary | None, int]]) -> Summarizer:
+    def write(previous: Summary | None, view: View, before: int) -> Summary:
+        calls.append((previous, before))
+        return Summary(text_, before)
+
+    return write
+
+
+def test_then_earlier_turns_are_summarised_with_the_task_record_and_the_latest_question_last() -> None:
+    messages = [*conversation(40, 10), {"role": "user", "content": "the latest question"}]
+    view = View(messages, list(range(len(messages))))
+    calls: list[tuple[Summary | None, int]] = []
+    task = f"{TASK_HEADER}\n1. question 0"
+    fitted = fit(view, build, window=1024, chars_per_token=4.0, turn_start=160,
+                 summarizer=summarizer_of("## Task\n- question 0", calls), task=task)  # fmt: skip
+    assert fitted.how == "stubs and summary" and calls == [(None, 160)]
+    assert fitted.summary == Summary("## Task\n- question 0", 160)
+    first, last = fitted.view.messages[0], fitted.view.messages[-1]
+    assert "## Task\n- question 0" in first["content"] and REMINDER in first["content"]
+    assert first["content"].endswith(task)  # the task record follows the summary and its reminder
+    assert last == {"role": "user", "content": "the latest question"}
+    assert fitted.tokens_after <= 1024 * COMPACT_AT
+    check_pairing(fitted.view.messages)
+
+
+def test_a_summary_is_reused_for_the_turns_it_covers_and_a_failed_one_leaves_them_out() -> None:
+    messages = [*conversation(40, 10), {"role": "user", "content": "the latest question"}]
+    view = View(messages, list(range(len(messages))))
+    calls: list[tuple[Summary | None, int]] = []
+    kept = Summary("the story so far", 160)
+    fitted = fit(view, build, window=1024, chars_per_token=4.0, turn_start=160, summary=kept,
+                 summarizer=summarizer_of("new", calls))  # fmt: skip
+    assert fitted.how == "" and calls == [] and fitted.summary is kept  # it fits with the summary: no request
+    assert "the story so far" in fitted.view.messages[0]["content"] and len(fitted.view.messages) == 2
+
+    def failing(previous: Summary | None, view: View, before: int) -> Summary:
+        raise LLMError("the server is down")
+
+    fitted = fit(view, build, window=1024, chars_per_token=4.0, turn_start=160, summarizer=failing)
+    assert fitted.how == "stubs and earlier turns" and fitted.summary is None
+    assert fitted.view.messages[-2]["content"] == NOTE and fitted.view.messages[-1]["content"] == "the latest question"
+
+
 def test_a_long_chat_in_a_small_window_keeps_going_and_the_log_keeps_everything(
     llm: ScriptedClient, make_scripted_agent: MakeAgent, workspace: Path
 ) -> None:
     (workspace / "big.txt").write_text("".join(f"line {n} of a long file\n" for n in range(150)), encoding="utf-8")
+    llm.script = model = LongChatModel()
     agent = make_scripted_agent(context_window=2048)
-    for turn in range(6):
-        llm.script = [tool_calls(("read_file", {"path": "big.txt"})), text(f"read it, {turn}")]
+    compactions: list[Compacted] = []
+    for turn in range(8):
         result = agent.run(f"question {turn}: read big.txt")
-        assert result.answer == f"read it, {turn}"
-    compactions = [e for e in result.events if isinstance(e, Compacted)]
+        assert result.answer == f"read it: question {turn}: read big.txt"
+        compactions += [e for e in result.events if isinstance(e, Compacted)]
     assert compactions and compactions[0].window == 2048
+    summarised = [c for c in compactions if c.how == "stubs and summary"]
+    assert summarised and model.summaries >= 1 and summarised[-1].summary.startswith("## Task")
     last = llm.requests[-1]["messages"]
-    assert last[1]["content"] == "question 0: read big.txt"  # the first question, verbatim
-    assert [m["content"] for m in last if m["role"] == "user"][-1] == "question 5: read big.txt"
-    assert len(agent.conversation) == 6 * 4  # the log: every message as said
-    assert sum(len(str(m.get("content") or "")) for m in last) < 2048 * 4
+    assert "1. question 0: read big.txt" in last[1]["content"]  # the task record: the first question, verbatim
+    assert [m["content"] for m in last if m["role"] == "user"][-1] == "question 7: read big.txt"
+    assert len(agent.conversation) == 8 * 4  # the log: every message as said
+    for request in llm.requests:  # no request, the summary requests included, passes the window
+        assert request_bytes(request) / 4 < 2048
+        check_pairing(request["messages"])
+
+
+@pytest.mark.parametrize("answers_the_old_question", [True, False])
+def test_the_judge_sees_the_task_record_after_a_compaction(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent, workspace: Path, answers_the_old_question: bool
+) -> None:
+    (workspace / "big.txt").write_text("x" * 5000, encoding="utf-8")
+
+    def judge(request: ChatRequest) -> Reply:
+        content = request["messages"][-1]["content"]
+        assert "1. question 0: read big.txt" in content and "answers an earlier question" in content
+        return judge_fail("it answers question 0") if answers_the_old_question else judge_pass()
+
+    llm.script = model = LongChatModel(judge=judge)
+    agent = make_scripted_agent(context_window=2048)
+    for turn in range(3):
+        agent.run(f"question {turn}: read big.txt")
+    agent.engine.judge = Judge(llm)
+    result = agent.run("question 3: read big.txt")
+    verdicts = [e for e in result.events if isinstance(e, JudgeVerdict)]
+    assert model.judged and verdicts[0].passed is not answers_the_old_question

@@ -49,6 +49,9 @@ SHARED_SCHEMA_PATH = Path(__file__).resolve().parents[2].parent / "shared" / "op
 """Where the original lives (a sibling `shared/` of the repo); only a test compares the copy with it."""
 
 CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
+INFO_PATHS = frozenset({"/v1/models", "/props"})
+"""Where an agent asks what the server serves (its context window): answered from `ScriptedServer.info`,
+recorded in `ScriptedServer.asked`, apart from the chat requests a script answers."""
 CREATED = 1_700_000_000
 FINGERPRINT = "fp_scripted"
 TEXT_PIECE = 4  # characters per streamed content delta
@@ -272,6 +275,10 @@ class ScriptedServer:
         self._lock = threading.Lock()
         self.script = script
         self.received: list[Received] = []
+        self.info: dict[str, Reply] = {}
+        """What GET /v1/models and /props answer (a path not here: 404, as OpenAI's own /props)."""
+        self.asked: list[str] = []
+        """The INFO_PATHS asked, in order."""
         self.violations: list[str] = []
         self.expect_violations = False
         self._stopping = threading.Event()
@@ -348,6 +355,11 @@ class ScriptedServer:
 
     def _answer(self, path: str, headers: dict[str, str], raw_body: bytes, port: int) -> _Answer:
         """Record one request and decide its reply."""
+        if path in INFO_PATHS:
+            with self._lock:
+                self.asked.append(path)
+                reply = self.info.get(path, error(404, f"no such endpoint {path}"))
+            return _Answer(reply, None, 0)
         try:
             body = json.loads(raw_body)
         except ValueError:

@@ -151,7 +151,8 @@ def _session_dict(saved: Saved) -> dict[str, Any]:
         }
         for number, (run, status) in enumerate(zip(saved.runs, saved.statuses, strict=True))
     ]
-    return {**saved.summary.to_dict(), "messages": answered(saved.messages), "runs": runs}
+    compactions = [item.to_dict() for item in saved.compactions]
+    return {**saved.summary.to_dict(), "messages": answered(saved.messages), "runs": runs, "compactions": compactions}
 
 
 # -- text ---------------------------------------------------------------------------------------------
@@ -226,7 +227,7 @@ def _rich_table(summaries: list[Summary], total: int, where: str | None = None) 
 
 def _replay(saved: Saved, events: list[tuple[int, dict[str, Any]]]) -> None:
     """Every run's saved events through the renderer a run uses, all on stdout."""
-    from agentcli.events import RunFinished
+    from agentcli.events import Compacted, RunFinished
     from agentcli.render import make_renderer
     from agentcli.store.replay import decode
 
@@ -247,6 +248,10 @@ def _replay(saved: Saved, events: list[tuple[int, dict[str, Any]]]) -> None:
             if event is not None:
                 renderer.handle(event)
                 ended = ended or isinstance(event, RunFinished)
+            if isinstance(event, Compacted) and event.summary:  # the model's summary, as it was sent
+                say("summary of the turns before, sent instead of them (the log keeps them):", "dim")
+                for line in event.summary.splitlines():
+                    say(f"  {line}", "dim")
         renderer.close()
         if not ended:
             say(f"(the run stopped here: killed, or still running; agent resume {summary.id} goes on)", "yellow")

@@ -5,10 +5,15 @@ calibrated per session from the `prompt_tokens` the server reports. Past COMPACT
 is compacted, cheapest first, and only what is sent: the log keeps every message.
   1. results of tool calls before the latest turn become one-line stubs (tool, arguments, size, how to get
      them again);
-  2. if that is not enough, the answers and tool calls of earlier runs are left out; every question the user
-     asked stays, verbatim, and a note says what was left out.
-The latest turn (the question of the run, and its newest tool results) is never cut, and the pairing rule holds
-in every compacted view: a call and its result are stubbed or left out together.
+  2. if that is not enough, the turns before the current run are replaced by a summary the model writes
+     (summary.py), followed by a reminder that it is one and by the task record (every question the user
+     asked, verbatim, and the plan); the summary is kept in the session and stands for those turns in every
+     later view, so it is written again only when newer turns have to go too;
+  3. where no summary can be had (no summarizer, the model failed to write one), the answers and tool calls
+     of earlier runs are left out instead; every question stays, verbatim, and a note says what was left out.
+The latest turn (the question of the run, and its newest tool results) is never cut, the question of the run is
+the last user message, and the pairing rule holds in every compacted view: a call and its result are stubbed or
+left out together.
 """
 
 from __future__ import annotations
@@ -18,12 +23,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agentcli.adapters.base import View
+from agentcli.engine.summary import Summary, summary_block
+from agentcli.errors import LLMError
 from agentcli.llm.types import ChatRequest, Message
 
 DEFAULT_WINDOW = 32_768
 COMPACT_AT = 0.8
 LATEST_SHARE = 0.25
-"""When the server said the context is full, the newest tool results keep at most this share of the window."""
+"""When the server said the context is full, the newest tool results keep at most this share of the window;
+when they overflow it even so, half of that, and so on down to MIN_KEEP characters."""
+MIN_KEEP = 256
 CHARS_PER_TOKEN = 4.0
 """Bytes per token before the server has said: English and code run at 3.5-4.5 with today's tokenizers."""
 
@@ -55,13 +64,21 @@ NOTE = (
 
 def window_of(model: str, given: int | None = None) -> int:
     """The context window to plan for: the one given, else a well-known model's, else DEFAULT_WINDOW."""
+    return choose_window(model, given)[0]
+
+
+def choose_window(model: str, given: int | None = None, served: int | None = None) -> tuple[int, str]:
+    """The window to plan for and where it came from: "given" (flag, environment, config file), "server"
+    (what the server said it serves), "table" (a well-known model's), else "default"."""
     if given:
-        return given
+        return given, "given"
+    if served:
+        return served, "server"
     name = model.rsplit("/", 1)[-1].lower()
     for prefix, size in sorted(KNOWN_WINDOWS, key=lambda item: -len(item[0])):
         if name.startswith(prefix):
-            return size
-    return DEFAULT_WINDOW
+            return size, "table"
+    return DEFAULT_WINDOW, "default"
 
 
 def request_bytes(request: ChatRequest) -> int:
@@ -79,7 +96,14 @@ class Fitted:
     tokens_before: int
     tokens_after: int
     how: str
-    """"" (nothing was done), "stubs" or "stubs and earlier turns"."""
+    """"" (nothing new was done), "stubs", "stubs and summary" or "stubs and earlier turns"."""
+    summary: Summary | None = None
+    """The summary this view sends for the earlier turns (a new one when `how` says "summary")."""
+
+
+Summarizer = Callable[[Summary | None, View, int], Summary]
+"""Writes the summary of a view's entries before a log id, from the previous summary (if any) on; raises
+LLMError when the model cannot."""
 
 
 def fit(
@@ -90,9 +114,14 @@ def fit(
     chars_per_token: float,
     turn_start: int,
     force: bool = False,
+    summary: Summary | None = None,
+    summarizer: Summarizer | None = None,
+    task: str = "",
 ) -> Fitted:
     """`view` as it fits under COMPACT_AT of `window` (or compacted as far as it goes, when `force`).
-    `turn_start` is the log id of the current run's question: nothing from it on but old tool results is cut."""
+    `turn_start` is the log id of the current run's question: nothing from it on but old tool results is cut.
+    `summary` (the session's, if any) stands for the entries before its `before`; `summarizer` writes a new
+    one when the turns before `turn_start` must go; `task` (the task record) follows every summary sent."""
     limit = window * COMPACT_AT
 
     def sized(candidate: View) -> tuple[ChatRequest, int, int]:
@@ -101,15 +130,56 @@ def fit(
         return request, size, int(size / chars_per_token) + 1
 
     request, size, before = sized(view)
-    if before <= limit and not force:
-        return Fitted(view, request, size, before, before, "")
-    stubbed = _stub_old_results(view, keep=int(window * chars_per_token * LATEST_SHARE) if force else None)
+    if summary is not None and summary.before > turn_start:
+        summary = None  # a summary of a log that was cut back (a run taken out) no longer stands
+    base = view if summary is None else _with_summary(view, summary, task)
+    if base is not view:
+        request, size, after = sized(base)
+    else:
+        after = before
+    if after <= limit and not force:
+        return Fitted(base, request, size, before, after, "", summary)
+    stubbed = _stub_old_results(base, keep=int(window * chars_per_token * LATEST_SHARE) if force else None)
     request, size, after = sized(stubbed)
     if after <= limit and not force:
-        return Fitted(stubbed, request, size, before, after, "stubs")
-    shorter = _drop_earlier_turns(stubbed, turn_start)
+        return Fitted(stubbed, request, size, before, after, "stubs", summary)
+    keep = int(window * chars_per_token * LATEST_SHARE)
+    how, kept = "stubs and earlier turns", summary
+    shorter: View | None = None
+    if summarizer is not None and _has_earlier(base, turn_start):
+        try:
+            written = summarizer(summary, base, turn_start)
+        except LLMError:
+            written = None  # the turns are left out instead: the run goes on
+        if written is not None:
+            how, kept = "stubs and summary", written
+            shorter = _stub_old_results(_with_summary(view, written, task), keep=keep if force else None)
+    if shorter is None:
+        shorter = _drop_earlier_turns(stubbed, turn_start)
     request, size, after = sized(shorter)
-    return Fitted(shorter, request, size, before, after, "stubs and earlier turns")
+    cut = shorter
+    while after > limit and keep >= MIN_KEEP:  # the newest results overflow: cut them, rather than be refused
+        cut = _stub_old_results(shorter, keep=keep)
+        request, size, after = sized(cut)
+        keep //= 2
+    return Fitted(cut, request, size, before, after, how, kept)
+
+
+def _has_earlier(view: View, turn_start: int) -> bool:
+    """Whether the view holds log entries before the current run (the summary and the task record do not count)."""
+    return any(0 <= mid < turn_start for mid in view.ids)
+
+
+def _with_summary(view: View, summary: Summary, task: str) -> View:
+    """The view with its entries before `summary.before` replaced by the summary, its reminder and the task record."""
+    block = summary_block(summary) + (f"\n\n{task}" if task else "")
+    messages: list[Message] = [{"role": "user", "content": block}]
+    ids = [-1]
+    for message, mid in zip(view.messages, view.ids, strict=True):
+        if mid >= summary.before:
+            messages.append(message)
+            ids.append(mid)
+    return View(messages, ids)
 
 
 def calibrated(chars_per_token: float, request_size: int, prompt_tokens: int) -> float:

@@ -56,10 +56,15 @@ def trivial_verdict(draft: str) -> Verdict | None:
 
 
 def judge_request(
-    question: str, draft: str, earlier: Sequence[tuple[str, str]] = (), plan: Sequence[tuple[str, str]] = ()
+    question: str,
+    draft: str,
+    earlier: Sequence[tuple[str, str]] = (),
+    plan: Sequence[tuple[str, str]] = (),
+    task: str = "",
 ) -> ChatRequest:
-    """The judge's request: no tools, JSON object reply; `earlier` exchanges give a follow-up its context, and
-    the model's `plan` ((step, status) pairs) what the answer was meant to cover."""
+    """The judge's request: no tools, JSON object reply; `earlier` exchanges give a follow-up its context, the
+    model's `plan` ((step, status) pairs) what the answer was meant to cover, and the `task` record (sent once the
+    conversation was compacted: the user's questions, verbatim) lets it catch an answer to an older question."""
     context = "".join(
         f"User: {excerpt(asked, CONTEXT_CHARS)}\nAssistant: {excerpt(answered, CONTEXT_CHARS)}\n"
         for asked, answered in earlier[-CONTEXT_EXCHANGES:]
@@ -68,6 +73,11 @@ def judge_request(
     if plan:
         steps = "".join(f"- [{status}] {excerpt(step, CONTEXT_CHARS)}\n" for step, status in plan)
         prefix += f"The assistant's plan for this request:\n{steps}\n"
+    if task:
+        prefix += (
+            "The conversation was compacted to fit the model's context window; the assistant was sent this task "
+            f"record:\n{task}\nA draft that answers an earlier question instead of the request below fails.\n\n"
+        )
     return {
         "messages": [
             {"role": "system", "content": JUDGE_SYSTEM_PROMPT},
@@ -90,12 +100,13 @@ class Judge:
         draft: str,
         earlier: Sequence[tuple[str, str]] = (),
         plan: Sequence[tuple[str, str]] = (),
+        task: str = "",
     ) -> Verdict:
         trivial = trivial_verdict(draft)
         if trivial is not None:
             return trivial
         try:
-            request = judge_request(question, draft, earlier, plan)
+            request = judge_request(question, draft, earlier, plan, task)
             completion = self._client.complete(request, timeout=self._timeout or JUDGE_TIMEOUT)
         except LLMError as exc:
             return Verdict(True, note=f"judge unavailable, answer accepted unchecked: {exc}")

@@ -9,14 +9,15 @@ import time
 from collections.abc import Callable, Generator, Iterator
 
 from agentcli.adapters import make_adapter
-from agentcli.adapters.base import Adapter
+from agentcli.adapters.base import Adapter, View
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-from agentcli.engine.context import DEFAULT_WINDOW, Fitted, calibrated, fit
+from agentcli.engine.context import DEFAULT_WINDOW, Fitted, Summarizer, calibrated, fit
 from agentcli.engine.conversation import check_pairing
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
 from agentcli.engine.policy import BeforeCall, Deny, PendingCall, approved_only
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
+from agentcli.engine.summary import Summary, summarize, task_record
 from agentcli.errors import ContextLengthError, FormatError, LLMError, StreamCutError, ToolsUnsupportedError
 from agentcli.events import (
     AnswerReady,
@@ -80,6 +81,7 @@ class Engine:
         before_call: BeforeCall = approved_only,
         context_window: int = DEFAULT_WINDOW,
         sandbox: str = "",
+        window_from: str = "given",
     ) -> None:
         self.client = client
         self.tools = tools
@@ -92,6 +94,8 @@ class Engine:
         self.context_window = context_window
         self.sandbox = sandbox
         """What the run's first line names as the commands' sandbox ("" when no command can run)."""
+        self.window_from = window_from
+        """Where the window came from ("given", "server", "table", "default"): the first line says it if not given."""
         self._adapters: dict[ModeName, Adapter] = {}
         self._handlers: dict[State, Handler] = {
             State.THINKING: self._think,
@@ -111,7 +115,16 @@ class Engine:
         started = time.perf_counter()
         save = checkpoint or _nothing
         save(run)  # the question is kept before anything can go wrong
-        yield RunStarted(run.question, run.mode, self.model, self.endpoint, session.id or "", self.sandbox)
+        yield RunStarted(
+            run.question,
+            run.mode,
+            self.model,
+            self.endpoint,
+            session.id or "",
+            self.sandbox,
+            self.context_window,
+            self.window_from,
+        )
         if run.plan:  # begun from an accepted plan, or resumed: where the plan stands is shown first
             yield _plan_shown(run)
         while run.state not in TERMINAL:
@@ -135,9 +148,11 @@ class Engine:
         offered: ToolRegistry | None = None,
         *,
         force: bool = False,
+        summarizer: Summarizer | None = None,
     ) -> Fitted:
         """What the next request of `session` sends of its log, made to fit the context window (chat's
-        /context and /compact ask it too)."""
+        /context and /compact ask it too). Without a `summarizer` nothing is asked of the model: turns that
+        would be summarised are left out instead (an estimate)."""
         adapter, tools = self.adapter(mode), offered or self.tools
         system_prompt = adapter.system_prompt(self.base_prompt, tools)
         return fit(
@@ -147,7 +162,41 @@ class Engine:
             chars_per_token=session.chars_per_token,
             turn_start=turn_start,
             force=force or session.compact_next,
+            summary=session.summary,
+            summarizer=summarizer,
+            task=self.task_record(session),
         )
+
+    def task_record(self, session: Session) -> str:
+        """The task record of `session`: its questions verbatim and the latest run's plan."""
+        plan = [(item.step, item.status) for item in session.runs[-1].plan] if session.runs else []
+        return task_record(
+            session.questions(), plan, window=self.context_window, chars_per_token=session.chars_per_token
+        )
+
+    def _summarizer(self, session: Session, spent: list[Usage]) -> Summarizer:
+        """Writes summaries with this engine's client (no tools); what they cost is added to `spent`."""
+
+        def ask(request: ChatRequest) -> str:
+            completion = self.client.complete(request)
+            spent.append(completion.usage)
+            return completion.content
+
+        def write(previous: Summary | None, view: View, before: int) -> Summary:
+            start = previous.before if previous is not None else 0
+            messages = [m for m, mid in zip(view.messages, view.ids, strict=True) if start <= mid < before]
+            text = summarize(
+                previous.text if previous is not None else "",
+                messages,
+                ask,
+                window=self.context_window,
+                chars_per_token=session.chars_per_token,
+            )
+            if not text.strip():
+                raise LLMError("The model wrote an empty summary.")
+            return Summary(text, before)
+
+        return write
 
     def adapter(self, mode: ModeName) -> Adapter:
         """The adapter of a mode, made once per engine."""
@@ -164,10 +213,27 @@ class Engine:
         conversation = session.conversation
         adapter = self.adapter(run.mode)
         offered = self.tools.reading() if run.planning else self.tools
-        fitted = self.fitted(session, run.mode, run.start, offered, force=run.context_retries > 0)
+        spent: list[Usage] = []
+        summarizer = self._summarizer(session, spent)
+        fitted = self.fitted(
+            session, run.mode, run.start, offered, force=run.context_retries > 0, summarizer=summarizer
+        )
         session.compact_next = False
+        for usage in spent:
+            yield from self._count(run, usage)
+        written = fitted.summary if fitted.summary is not session.summary else None
+        session.summary = fitted.summary
+        session.turns_replaced = fitted.summary is not None or fitted.how == "stubs and earlier turns"
         if fitted.how:
-            yield Compacted(run.step, fitted.tokens_before, fitted.tokens_after, self.context_window, fitted.how)
+            yield Compacted(
+                run.step,
+                fitted.tokens_before,
+                fitted.tokens_after,
+                self.context_window,
+                fitted.how,
+                written.text if written is not None else "",
+                written.before if written is not None else 0,
+            )
         check_pairing(fitted.view.messages)
         request = fitted.request
         try:
@@ -372,7 +438,8 @@ class Engine:
         if self.judge is None:
             return None
         plan = [(item.step, item.status) for item in run.plan]
-        return self.judge.review(run.question, draft, session.exchanges(before=run), plan)
+        task = self.task_record(session) if session.turns_replaced else ""
+        return self.judge.review(run.question, draft, session.exchanges(before=run), plan, task)
 
     def _count(self, run: RunState, usage: Usage) -> Iterator[Event]:
         if usage != Usage():

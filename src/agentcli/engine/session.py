@@ -13,6 +13,7 @@ from agentcli.adapters.base import View
 from agentcli.engine.context import CHARS_PER_TOKEN
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
+from agentcli.engine.summary import Summary
 from agentcli.modes import ModeName
 
 
@@ -31,6 +32,15 @@ class Session:
     """Request bytes per token, as the server's reported usage shows (the context window is counted in it)."""
     compact_next: bool = False
     """The next request is sent compacted as far as it goes (chat's /compact), whatever its size."""
+    summary: Summary | None = None
+    """The model's summary of the log before a run's start: what every later view sends instead of those turns
+    (the log keeps them); written again only when newer turns must go too."""
+    turns_replaced: bool = False
+    """The last request sent earlier turns as a summary or left them out: the judge is shown the task record."""
+
+    def questions(self) -> list[str]:
+        """Every question of the runs that were not taken back, in order: the task record's, verbatim."""
+        return [run.question for run in self.kept()]
 
     def begin(self, question: str) -> RunState:
         """Start a run: its question joins the conversation, and the run the session's list."""

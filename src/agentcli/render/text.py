@@ -66,10 +66,15 @@ def preview(content: str) -> str:
     return head
 
 
+WINDOW_FROM = {"server": "the server's", "table": "known model", "default": "default"}
+
+
 def headline(event: RunStarted) -> str:
     """The first line of a run: which model, which protocol, and where the conversation goes."""
     line = f"agentcli · model {event.model} · mode {event.mode}"
     line += f" · → {event.endpoint}" if event.endpoint else ""
+    if event.window and event.window_from != "given":  # a window nobody gave: say which one is planned for
+        line += f" · window {event.window:,} ({WINDOW_FROM.get(event.window_from, event.window_from)})"
     line += f" · session {event.session_id}" if event.session_id else ""
     return line + (f" · sandbox: {event.sandbox}" if event.sandbox else "")
 
@@ -99,9 +104,15 @@ PLAN_MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 """How a plan step's status is shown, in rich and plain output alike."""
 
 
+COMPACTION_HOW = {
+    "stubs": "old tool results stubbed",
+    "stubs and summary": "old tool results stubbed, earlier turns summarised by the model",
+}
+
+
 def compaction(event: Compacted) -> str:
     """What a compaction did, in one line."""
-    what = "old tool results stubbed" if event.how == "stubs" else "old tool results stubbed, earlier turns left out"
+    what = COMPACTION_HOW.get(event.how, "old tool results stubbed, earlier turns left out")
     return (
         f"compacted: ~{event.tokens_before:,} → ~{event.tokens_after:,} tokens of a {event.window:,}-token window "
         f"({what}; the session keeps everything)"

@@ -6,6 +6,7 @@
     records   the files the tools read and changed, ids from the log's counter (session_id, id); only added
     runs      each run's RunState as JSON, replaced at every checkpoint (session_id, number)
     events    what the renderers were shown, for `sessions show`: one JSON array per checkpoint (session_id, run, seq)
+    compactions  what each compaction of what was sent did, and the model's summary (compactions.py)
 
 A checkpoint writes all four in one transaction, so the file always holds a state a run can go on from; it is
 written only by the lease's owner. Every row read is checked: a damaged one is skipped and told in `damaged`.
@@ -31,7 +32,9 @@ from agentcli.engine.guards import FirstRun, RepeatGuard
 from agentcli.engine.state import RunState
 from agentcli.errors import StoreError
 from agentcli.llm.types import Message, Usage
+from agentcli.store import compactions
 from agentcli.store import rows as rows_check
+from agentcli.store.compactions import Compaction
 from agentcli.store.lease import Owner, SessionBusy
 from agentcli.store.paths import database_path
 from agentcli.store.schema import connect, describe
@@ -107,6 +110,8 @@ class Saved:
     statuses: list[str]
     records: list[FileRecord] = field(default_factory=list)
     """The files the tools read and changed."""
+    compactions: list[Compaction] = field(default_factory=list)
+    """Each compaction of what was sent, oldest first."""
 
     @property
     def messages(self) -> list[Message]:
@@ -129,6 +134,8 @@ class Checkpoint:
     """The run's events since the last checkpoint, as one JSON array."""
     records: list[FileRecord] = field(default_factory=list)
     """The file records not saved yet."""
+    compactions: list[Compaction] = field(default_factory=list)
+    """The compactions since the last save."""
 
 
 class Store:
@@ -197,6 +204,8 @@ class Store:
                 _add_events(db, sid, number, checkpoint.events)
             if checkpoint.records:  # most saves have none: no statement for them
                 _add_records(db, sid, checkpoint.records)
+            if checkpoint.compactions:
+                compactions.add(db, sid, checkpoint.compactions)
 
     def add_records(self, session_id: str, owner: str, records: list[FileRecord]) -> None:
         """Save file records at once (a change, before it is applied); StoreError when the lease was lost."""
@@ -245,7 +254,7 @@ class Store:
 
     def delete(self, session_id: str) -> None:
         with self._transaction() as db:
-            for table in ("events", "runs", "messages", "records"):
+            for table in ("events", "runs", "messages", "records", "compactions"):
                 db.execute(f"DELETE FROM {table} WHERE session_id = ?", (session_id,))
             db.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
 
@@ -330,7 +339,22 @@ class Store:
                 self._damage(f"session {session_id}: message {mid} is damaged and was left out")
             else:
                 entries.append(Entry(mid, message))
-        return Saved(summary, entries, states, [str(status) for status, _ in runs], self._records(session_id))
+        statuses = [str(status) for status, _ in runs]
+        return Saved(summary, entries, states, statuses, self._records(session_id), self.compactions(session_id))
+
+    def compactions(self, session_id: str) -> list[Compaction]:
+        """The session's compactions, oldest first; damaged rows are skipped."""
+        rows = self._query(
+            f"SELECT {compactions.COLUMNS} FROM compactions WHERE session_id = ? ORDER BY seq", (session_id,)
+        )
+        found = []
+        for row in rows:
+            item = compactions.from_row(row)
+            if item is None:
+                self._damage(f"session {session_id}: a compaction record is damaged and was left out")
+            else:
+                found.append(item)
+        return found
 
     def _records(self, session_id: str) -> list[FileRecord]:
         rows = self._query(

@@ -7,6 +7,7 @@ from agentcli.engine.session import Session
 from agentcli.engine.state import State
 from agentcli.errors import StoreError
 from agentcli.modes import MODES, ModeName
+from agentcli.store.compactions import latest_summary
 from agentcli.store.db import Saved
 
 UNFINISHED = ("running", "interrupted")
@@ -40,6 +41,7 @@ def to_session(
         conversation=Conversation.from_entries(saved.entries, saved.records),
         runs=list(saved.runs),
         id=saved.summary.id,
+        summary=latest_summary(saved.compactions),  # the view is rebuilt from the log, the summary reused
     )
     last = len(session.runs) - 1
     for number, (run, status) in enumerate(zip(session.runs, saved.statuses, strict=True)):

@@ -27,8 +27,9 @@ from agentcli.engine.conversation import FileRecord
 from agentcli.engine.session import Session
 from agentcli.engine.state import TERMINAL, RunState, State
 from agentcli.errors import StoreError
-from agentcli.events import Event, ModelTextDelta, RunFinished, ToolProgress
+from agentcli.events import Compacted, Event, ModelTextDelta, RunFinished, ToolProgress
 from agentcli.llm.types import Usage
+from agentcli.store.compactions import Compaction
 from agentcli.store.db import Checkpoint, StateEncoder, Store, Summary
 from agentcli.store.lease import Owner, SessionBusy, this_process
 
@@ -76,6 +77,8 @@ class SessionRecorder:
         self._records_written = 0
         """The log ids before which the session's messages, and its file records, are in the store."""
         self._events: list[dict[str, Any]] = []
+        self._compactions: list[Compaction] = []
+        """The compactions since the last save (written with it)."""
         self._state_json = StateEncoder()
         """Encodes the RunState at each save, its repeat guard's entries once each."""
         self.failed = False
@@ -91,7 +94,7 @@ class SessionRecorder:
         lease: SessionBusy when another live process runs it, so two never write one session."""
         assert session.id is not None, "adopt a session read back from the store"
         self._opened().acquire(session.id, self._owner)
-        self._session, self._events = session, []
+        self._session, self._events, self._compactions = session, [], []
         self._written = self._records_written = session.conversation.next_id
 
     # -- what the Agent calls --------------------------------------------------------------------------
@@ -100,6 +103,13 @@ class SessionRecorder:
             return
         self._follow(session)
         self._events.append(event_data(event))
+        if isinstance(event, Compacted):
+            self._compactions.append(
+                Compaction(
+                    now(), run.number, event.tokens_before, event.tokens_after, event.window, event.how,
+                    event.summary, event.summary_before,
+                )
+            )  # fmt: skip
         if isinstance(event, RunFinished):
             self._guarded(self._save, session, run, event.status)
 
@@ -131,7 +141,7 @@ class SessionRecorder:
         """
         if self.failed or session is not self._session or session.id is None:
             return
-        self._events = []
+        self._events, self._compactions = [], []
         events = json.dumps([event_data(final)])
         self._guarded(self._opened().mark, session.id, str(self._owner), run.number, final.status, now(), events)
 
@@ -142,7 +152,8 @@ class SessionRecorder:
         if session is self._session:
             return
         self._release()
-        self._session, self._written, self._records_written, self._events = session, 0, 0, []
+        self._session, self._written, self._records_written = session, 0, 0
+        self._events, self._compactions = [], []
         if session.id is not None:
             try:
                 self.adopt(session)
@@ -181,10 +192,11 @@ class SessionRecorder:
             run=(run.number, summary.status, self._state_json(run)),
             events=json.dumps(self._events) if self._events else None,
             records=list(log.records_since(self._records_written)),
+            compactions=self._compactions,
         )
         store.save(checkpoint)
         self._written = self._records_written = log.next_id
-        self._events = []
+        self._events, self._compactions = [], []
 
     def _opened(self) -> Store:
         if self._store is None:

@@ -10,6 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from agentcli.errors import StoreError
+from agentcli.store.compactions import TABLE as COMPACTIONS_TABLE
 from agentcli.store.paths import private_dir, private_file
 
 BUSY_TIMEOUT = 5.0
@@ -65,7 +66,12 @@ V3 = (
     "ALTER TABLE sessions ADD COLUMN base_url TEXT",
 )
 
-MIGRATIONS: list[tuple[str, ...]] = [V1, V2, V3]
+V4 = (
+    # What each compaction of what was sent did, and the model's summary (the log is never touched by one).
+    COMPACTIONS_TABLE,
+)
+
+MIGRATIONS: list[tuple[str, ...]] = [V1, V2, V3, V4]
 """MIGRATIONS[n] takes a database from version n to n + 1. Only ever append."""
 
 
