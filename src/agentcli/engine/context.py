@@ -33,6 +33,9 @@ LATEST_SHARE = 0.25
 """When the server said the context is full, the newest tool results keep at most this share of the window;
 when they overflow it even so, half of that, and so on down to MIN_KEEP characters."""
 MIN_KEEP = 256
+SUMMARIZE_FROM = 0.1
+"""A new summary is asked for only when the turns it would replace take this share of the window (stubbed):
+fewer stay as they are, so a chat that keeps the window full does not pay a summary request every question."""
 CHARS_PER_TOKEN = 4.0
 """Bytes per token before the server has said: English and code run at 3.5-4.5 with today's tokenizers."""
 
@@ -139,35 +142,44 @@ def fit(
         after = before
     if after <= limit and not force:
         return Fitted(base, request, size, before, after, "", summary)
-    stubbed = _stub_old_results(base, keep=int(window * chars_per_token * LATEST_SHARE) if force else None)
+    stubbed = _stub_old_results(base, turn_start, keep=int(window * chars_per_token * LATEST_SHARE) if force else None)
     request, size, after = sized(stubbed)
     if after <= limit and not force:
         return Fitted(stubbed, request, size, before, after, "stubs", summary)
     keep = int(window * chars_per_token * LATEST_SHARE)
     how, kept = "stubs and earlier turns", summary
     shorter: View | None = None
-    if summarizer is not None and _has_earlier(base, turn_start):
+    pending = _earlier_tokens(stubbed, turn_start, chars_per_token)
+    if summarizer is not None and pending and (force or pending >= window * SUMMARIZE_FROM):
         try:
             written = summarizer(summary, base, turn_start)
         except LLMError:
             written = None  # the turns are left out instead: the run goes on
         if written is not None:
             how, kept = "stubs and summary", written
-            shorter = _stub_old_results(_with_summary(view, written, task), keep=keep if force else None)
+            shorter = _stub_old_results(_with_summary(view, written, task), turn_start, keep=keep if force else None)
+    if shorter is None and summarizer is not None and pending < window * SUMMARIZE_FROM and not force:
+        shorter = stubbed  # too little to summarise again: those turns stay, stubbed, beside the summary
+        how = "stubs"
     if shorter is None:
         shorter = _drop_earlier_turns(stubbed, turn_start)
     request, size, after = sized(shorter)
     cut = shorter
     while after > limit and keep >= MIN_KEEP:  # the newest results overflow: cut them, rather than be refused
-        cut = _stub_old_results(shorter, keep=keep)
+        cut = _stub_old_results(shorter, turn_start, keep=keep)
         request, size, after = sized(cut)
         keep //= 2
     return Fitted(cut, request, size, before, after, how, kept)
 
 
-def _has_earlier(view: View, turn_start: int) -> bool:
-    """Whether the view holds log entries before the current run (the summary and the task record do not count)."""
-    return any(0 <= mid < turn_start for mid in view.ids)
+def _earlier_tokens(view: View, turn_start: int, chars_per_token: float) -> int:
+    """The estimated tokens of the view's log entries before the current run (a summary sent does not count)."""
+    size = sum(
+        len(json.dumps(message, ensure_ascii=False))
+        for message, mid in zip(view.messages, view.ids, strict=True)
+        if 0 <= mid < turn_start
+    )
+    return int(size / chars_per_token)
 
 
 def _with_summary(view: View, summary: Summary, task: str) -> View:
@@ -190,16 +202,16 @@ def calibrated(chars_per_token: float, request_size: int, prompt_tokens: int) ->
     return min(max(request_size / prompt_tokens, 1.0), 8.0)
 
 
-def _stub_old_results(view: View, keep: int | None = None) -> View:
-    """Every tool result before the newest assistant turn of the view becomes a one-line stub; with `keep`
-    (the server said the context is full), the newest results are cut to that many characters too."""
+def _stub_old_results(view: View, turn_start: int, keep: int | None = None) -> View:
+    """Every tool result of an earlier run, or before the newest assistant turn of the view, becomes a one-line
+    stub; with `keep` (the server said the context is full), the newest results are cut to that many characters."""
     last_calls = max((i for i, m in enumerate(view.messages) if m.get("tool_calls")), default=-1)
     calls = _calls_by_id(view.messages)
     messages: list[Message] = []
-    for index, message in enumerate(view.messages):
+    for index, (message, mid) in enumerate(zip(view.messages, view.ids, strict=True)):
         if message.get("role") == "tool":
             content = str(message.get("content") or "")
-            if index < last_calls:
+            if index < last_calls or mid < turn_start:
                 message = {**message, "content": _stub(calls.get(str(message.get("tool_call_id"))), content)}
             elif keep is not None and len(content) > keep:
                 cut = f"\n[cut to fit the context window: {keep:,} of {len(content):,} characters; ask for less]"
