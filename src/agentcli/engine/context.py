@@ -120,11 +120,14 @@ def fit(
     summary: Summary | None = None,
     summarizer: Summarizer | None = None,
     task: str = "",
+    replaced: int = 0,
 ) -> Fitted:
     """`view` as it fits under COMPACT_AT of `window` (or compacted as far as it goes, when `force`).
     `turn_start` is the log id of the current run's question: nothing from it on but old tool results is cut.
     `summary` (the session's, if any) stands for the entries before its `before`; `summarizer` writes a new
-    one when the turns before `turn_start` must go; `task` (the task record) follows every summary sent."""
+    one when the turns before `turn_start` must go; `task` (the task record) follows every summary sent.
+    `replaced`: the bytes of the log entries the summary stands for, when `view` leaves them out already (so
+    a long session's steps cost what is sent, not the whole log); they count in `tokens_before` only."""
     limit = window * COMPACT_AT
 
     def sized(candidate: View) -> tuple[ChatRequest, int, int]:
@@ -132,14 +135,17 @@ def fit(
         size = request_bytes(request)
         return request, size, int(size / chars_per_token) + 1
 
-    request, size, before = sized(view)
     if summary is not None and summary.before > turn_start:
         summary = None  # a summary of a log that was cut back (a run taken out) no longer stands
-    base = view if summary is None else _with_summary(view, summary, task)
-    if base is not view:
-        request, size, after = sized(base)
-    else:
+    if summary is None:
+        base = view
+        request, size, before = sized(view)
         after = before
+    else:
+        base = _with_summary(view, summary, task)
+        request, size, after = sized(base)
+        replaced += sum(_bytes(m) for m, mid in zip(view.messages, view.ids, strict=True) if 0 <= mid < summary.before)
+        before = after + int((replaced - _bytes(base.messages[0])) / chars_per_token)
     if after <= limit and not force:
         return Fitted(base, request, size, before, after, "", summary)
     stubbed = _stub_old_results(base, turn_start, keep=int(window * chars_per_token * LATEST_SHARE) if force else None)
@@ -170,6 +176,10 @@ def fit(
         request, size, after = sized(cut)
         keep //= 2
     return Fitted(cut, request, size, before, after, how, kept)
+
+
+def _bytes(message: Message) -> int:
+    return len(json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass"))
 
 
 def _earlier_tokens(view: View, turn_start: int, chars_per_token: float) -> int:

@@ -130,10 +130,11 @@ class Conversation:
         """Every tool-call id asked for so far."""
         return {call["id"] for entry in self._entries for call in entry.message.get("tool_calls") or ()}
 
-    def view(self, hidden: Iterable[range] = ()) -> View:
-        """The log without the ids in `hidden` (the runs taken back)."""
-        gaps = [gap for gap in hidden if gap]
-        kept = [entry for entry in self._entries if not any(entry.id in gap for gap in gaps)]
+    def view(self, hidden: Iterable[range] = (), since: int = 0) -> View:
+        """The log from id `since` on, without the ids in `hidden` (the runs taken back)."""
+        entries = self.since(since) if since else self._entries
+        gaps = [gap for gap in hidden if gap and gap.stop > since]
+        kept = [entry for entry in entries if not any(entry.id in gap for gap in gaps)] if gaps else entries
         return View([entry.message for entry in kept], [entry.id for entry in kept])
 
     def _append(self, message: Message) -> None:

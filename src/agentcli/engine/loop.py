@@ -155,16 +155,19 @@ class Engine:
         would be summarised are left out instead (an estimate)."""
         adapter, tools = self.adapter(mode), offered or self.tools
         system_prompt = adapter.system_prompt(self.base_prompt, tools)
+        summary = session.summary
+        since = summary.before if summary is not None and summary.before <= turn_start else 0
         return fit(
-            session.view(),
+            session.view(since),
             lambda view: adapter.build_request(system_prompt, view, tools),
             window=self.context_window,
             chars_per_token=session.chars_per_token,
             turn_start=turn_start,
             force=force or session.compact_next,
-            summary=session.summary,
+            summary=summary,
             summarizer=summarizer,
             task=self.task_record(session),
+            replaced=session.replaced_bytes(since) if since else 0,
         )
 
     def task_record(self, session: Session) -> str:

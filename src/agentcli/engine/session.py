@@ -7,6 +7,7 @@ the Engine keeps nothing between calls.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from agentcli.adapters.base import View
@@ -37,6 +38,7 @@ class Session:
     (the log keeps them); written again only when newer turns must go too."""
     turns_replaced: bool = False
     """The last request sent earlier turns as a summary or left them out: the judge is shown the task record."""
+    _replaced: tuple[int, int] = field(default=(-1, 0), repr=False, compare=False)
 
     def questions(self) -> list[str]:
         """Every question of the runs that were not taken back, in order: the task record's, verbatim."""
@@ -58,9 +60,22 @@ class Session:
         """Take over what `run` found out about the server, for the runs after it."""
         self.mode, self.streaming = run.mode, run.streaming
 
-    def view(self) -> View:
-        """What the model is sent of the log: everything but the runs taken back."""
-        return self.conversation.view(self.hidden())
+    def view(self, since: int = 0) -> View:
+        """What the model is sent of the log (from id `since` on): everything but the runs taken back."""
+        return self.conversation.view(self.hidden(), since)
+
+    def replaced_bytes(self, before: int) -> int:
+        """The JSON bytes of the view's entries before `before` (what a summary stands for), worked out once
+        per summary: a long session's steps do not walk the whole log."""
+        if self._replaced[0] != before:
+            view = self.conversation.view(self.hidden())
+            size = sum(
+                len(json.dumps(m, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+                for m, mid in zip(view.messages, view.ids, strict=True)
+                if mid < before
+            )
+            self._replaced = (before, size)
+        return self._replaced[1]
 
     def hidden(self) -> list[range]:
         """The ids the runs taken back wrote: out of the view, and out of what the model has read."""

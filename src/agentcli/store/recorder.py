@@ -79,6 +79,8 @@ class SessionRecorder:
         self._events: list[dict[str, Any]] = []
         self._compactions: list[Compaction] = []
         """The compactions since the last save (written with it)."""
+        self._settled: tuple[int, Session | None, int, Usage] = (-1, None, 0, Usage())
+        """(how many runs, of which session, are settled; how many of them were kept, and their usage)."""
         self._state_json = StateEncoder()
         """Encodes the RunState at each save, its repeat guard's entries once each."""
         self.failed = False
@@ -168,7 +170,7 @@ class SessionRecorder:
         if session.id is None:
             session.id = store.new_id()
         stamp = now()
-        kept = session.kept()
+        turns, usage = self._totals(session)
         summary = Summary(
             session.id,
             stamp,
@@ -180,8 +182,8 @@ class SessionRecorder:
             session.streaming,
             run.question,  # the session's question is that of the run that first saved it: kept from then on
             STATUS.get(run.state, status),
-            len(kept),
-            sum((each.usage for each in kept), Usage()),
+            turns,
+            usage,
             self._base_url,
         )
         log = session.conversation
@@ -197,6 +199,19 @@ class SessionRecorder:
         store.save(checkpoint)
         self._written = self._records_written = log.next_id
         self._events, self._compactions = [], []
+
+    def _totals(self, session: Session) -> tuple[int, Usage]:
+        """The session's kept runs and their usage. Only the last run changes (its usage grows, it may be taken
+        back): the earlier ones are added up once, so a save in a 500-turn chat costs what one in a new one does."""
+        settled = len(session.runs) - 1
+        if self._settled[0] != settled or self._settled[1] is not session:
+            earlier = [run for run in session.runs[:settled] if not run.withdrawn]
+            self._settled = (settled, session, len(earlier), sum((run.usage for run in earlier), Usage()))
+        _, _, turns, usage = self._settled
+        last = session.runs[-1] if session.runs else None
+        if last is None or last.withdrawn:
+            return turns, usage
+        return turns + 1, usage + last.usage
 
     def _opened(self) -> Store:
         if self._store is None:
