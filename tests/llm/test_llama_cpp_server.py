@@ -1,6 +1,7 @@
 """Against the real llama-cpp-python server (issue 17 item 8): a native-mode run gets past its first tool call,
 and (issue 21) update_plan's arguments from a real small model are accepted or refused with a message the model
-can act on, in native and react modes, never an internal error.
+can act on, in native and react modes, never an internal error; and (issue 20) a chat that reads files past a
+2,048-token window keeps going.
 
 The scripted server imitates what this server refuses (`"content": null`, answered with a 500); this test
 checks against the real thing where it can run. It needs two things no ordinary install has, both in the
@@ -23,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import importlib.util
+import json
 import os
 import socket
 import subprocess
@@ -34,7 +36,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.agent import Agent
-from agentcli.events import FormatProblem, RunFailed, ToolCalled, ToolReturned
+from agentcli.events import Compacted, FormatProblem, RunFailed, ToolCalled, ToolReturned
 from agentcli.llm.client import OpenAIChatClient
 from agentcli.llm.types import ChatRequest, Completion, StreamItem, ToolCall, Usage
 from agentcli.tools.plan.tool import update_plan
@@ -97,11 +99,20 @@ def _answers(port: int) -> bool:
 def llama_cpp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The real server on a 127.0.0.1 port, with the chat format that offers tool calls; its base URL. One for
     the module: loading the model is most of its cost."""
-    tmp_path = tmp_path_factory.mktemp("llama")
+    yield from _serve(tmp_path_factory.mktemp("llama"), 4096)
+
+
+@pytest.fixture
+def small_llama_cpp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The same with a 2,048-token window (issue 20)."""
+    yield from _serve(tmp_path_factory.mktemp("llama_small"), 2048)
+
+
+def _serve(tmp_path: Path, n_ctx: int) -> Iterator[str]:
     python = _server_python()
     model, port = _model(tmp_path), _free_port()
     command = [python, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1"]
-    command += ["--port", str(port), "--chat_format", "chatml-function-calling", "--n_ctx", "4096"]
+    command += ["--port", str(port), "--chat_format", "chatml-function-calling", "--n_ctx", str(n_ctx)]
     with (tmp_path / "server.log").open("wb") as log:
         server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -197,3 +208,61 @@ def test_update_plan_from_a_real_small_model_is_accepted_or_refused_with_a_messa
             assert result.content.startswith("Plan updated:"), result
     if mode == "native":  # with one tool offered and a grammar, the model calls it (3 of 3 steps in the trial)
         assert calls, said
+
+
+class ReadsEachFile:
+    """A ChatClient that answers each question's first request with a read_file call of the file it names (a
+    270M model seldom calls a tool by itself); every other request, the summaries included, goes to the real
+    server, which judges whether it fits its 2,048-token window."""
+
+    def __init__(self, real: OpenAIChatClient) -> None:
+        self.real = real
+        self.read = 0
+
+    def stream(self, request: ChatRequest) -> Iterator[StreamItem]:
+        scripted = self._read_call(request)
+        if scripted is not None:
+            yield scripted
+            return
+        yield from self.real.stream(request)
+
+    def complete(self, request: ChatRequest, *, timeout: float | None = None) -> Completion:
+        # The server cannot stream tool calls: after the first question the session asks unstreamed.
+        return self._read_call(request) or self.real.complete(request, timeout=timeout)
+
+    def _read_call(self, request: ChatRequest) -> Completion | None:
+        last = request["messages"][-1]
+        words = str(last.get("content") or "").split()
+        if "tools" not in request or last["role"] != "user" or words[:1] != ["read"]:
+            return None
+        self.read += 1
+        call = ToolCall(f"call_read_{self.read}", "read_file", json.dumps({"path": words[1]}))
+        return Completion("", (call,), Usage(), "tool_calls")
+
+
+def test_a_chat_that_reads_files_past_a_small_window_keeps_going(small_llama_cpp_server: str, tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    for n in range(1, 6):
+        lines = (f"notes {n}, line {k}: the value of item {k} is {n * 100 + k}\n" for k in range(60))
+        (workspace / f"notes{n}.txt").write_text("".join(lines), encoding="utf-8")  # ~700 tokens each
+    settings = agent_settings(
+        workspace, base_url=small_llama_cpp_server, mode="native", max_steps=3, timeout=300.0, max_retries=1,
+        context_window=2048,
+    )  # fmt: skip
+    client = ReadsEachFile(OpenAIChatClient(settings))
+    agent = Agent(settings, client=client)
+    events = []
+    try:
+        for n in range(1, 6):
+            events += agent.run(f"read notes{n}.txt and tell me the value of item {n}").events
+    finally:
+        agent.close()
+        client.real.close()
+    assert client.read == 5  # every question got as far as its file
+    assert any(isinstance(event, Compacted) for event in events)
+    # The tiny model may answer badly, but no request was refused for its size: none failed a run.
+    failures = [event.reason for event in events if isinstance(event, RunFailed)]
+    assert not [reason for reason in failures if "context" in reason], failures
+    read = [m for m in agent.conversation.messages if str(m.get("tool_call_id")).startswith("call_read_")]
+    assert len(read) == 5 and all("notes" in str(m["content"]) for m in read)  # the log keeps every file read
