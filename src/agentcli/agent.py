@@ -244,9 +244,14 @@ class Agent:
     def system_prompt(self) -> str:
         """The system prompt before the protocol's part: the base, the project's AGENTS.md, the environment."""
         from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-        from agentcli.engine.instructions import system_prompt
+        from agentcli.engine.instructions import instructions_limit, system_prompt
 
-        return system_prompt(BASE_SYSTEM_PROMPT, self.settings.workspace, instructions=self.settings.instructions)
+        return system_prompt(
+            BASE_SYSTEM_PROMPT,
+            self.settings.workspace,
+            instructions=self.settings.instructions,
+            limit=instructions_limit(self.engine.context_window),  # a small window is not spent on AGENTS.md
+        )
 
     def events(self, question: str) -> Iterator[Event]:
         """Run a question, yielding every event. Interrupted mid-way, the turn leaves no trace in memory."""

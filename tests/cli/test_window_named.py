@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from agentcli.llm import window
 from tests.cli.conftest import Invoke, cli_env
 from tests.llm.test_window import VLLM_MODELS
-from tests.support.scripted_server import ScriptedServer, raw, text
+from tests.support.scripted_server import ScriptedServer, error, raw, text
 
 
 @pytest.fixture(autouse=True)
@@ -47,3 +48,32 @@ def test_a_server_that_says_nothing_gets_the_default_named(scripted_server: Scri
 
 def _headline(stderr: str) -> str:
     return next(line for line in stderr.splitlines() if line.startswith("== agentcli"))
+
+
+def test_the_config_files_window_reaches_the_engine(
+    scripted_server: ScriptedServer, invoke: Invoke, tmp_path: Path
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("context_window = 5000\n", encoding="utf-8")
+    scripted_server.info["/v1/models"] = raw(json.dumps(VLLM_MODELS))
+    scripted_server.script = [text("hello")]
+    env = cli_env(scripted_server, AGENTCLI_CONFIG=str(config))
+    done = invoke("chat", "--no-judge", "--no-save", "--output", "plain", input="hi\n/context\n/exit\n", env=env)
+    assert done.exit_code == 0, done.output
+    assert "of 5,000 tokens" in done.stderr  # the file's, not the server's 4,096 (which is not asked for)
+    assert scripted_server.asked == [] and "window" not in _headline(done.stderr)
+
+
+@pytest.mark.parametrize("times", [1, 2])
+def test_a_full_context_once_is_survived_and_twice_exits_1_naming_the_window(
+    scripted_server: ScriptedServer, invoke: Invoke, times: int
+) -> None:
+    full = error(400, "This model's maximum context length is 2048 tokens.", code="context_length_exceeded")
+    scripted_server.script = [full] * times + [text("fits now")]
+    env = cli_env(scripted_server, LLM_CONTEXT_WINDOW="4096")
+    done = invoke("ask", "--no-judge", "--no-save", "--output", "plain", "hi", env=env)
+    if times == 1:
+        assert done.exit_code == 0 and done.stdout == "fits now\n", done.output
+    else:
+        assert done.exit_code == 1, done.output
+        assert "4,096 tokens" in done.stderr and "--context-window" in done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -74,3 +75,15 @@ def test_agent_prompt_prints_what_a_run_sends(tmp_path: Path, monkeypatch: pytes
 def test_git_is_not_needed(tmp_path: Path) -> None:
     subprocess.run(["true"], check=True)  # nothing here runs git: a .git directory marks the root
     assert "Instructions" not in system_prompt("BASE", tmp_path, today=DAY)
+
+
+def test_a_small_window_keeps_them_to_a_quarter_of_it_and_the_request_within_it(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent, workspace: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("y" * 100_000)
+    agent = make_scripted_agent(context_window=4096)
+    llm.script = [text("ok")]
+    agent.run("q")
+    system = llm.requests[0]["messages"][0]["content"]
+    assert "y" * 4096 in system and "y" * 4097 not in system and "limited to 4 KB in all" in system
+    assert len(json.dumps(llm.requests[0])) / 4 < 4096

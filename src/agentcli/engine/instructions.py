@@ -17,13 +17,28 @@ from pathlib import Path
 
 INSTRUCTIONS_NAME = "AGENTS.md"
 INSTRUCTIONS_BYTES = 32 * 1024
+INSTRUCTIONS_SHARE = 0.25
+"""The instructions take at most this share of the context window (at four bytes a token): a small local model's
+window is not spent on AGENTS.md. At the default window of 32,768 tokens that is INSTRUCTIONS_BYTES."""
 
 
-def system_prompt(base: str, workspace: Path, *, instructions: bool = True, today: datetime.date | None = None) -> str:
+def instructions_limit(window: int) -> int:
+    """The bytes the project's instructions may take with a context window of `window` tokens."""
+    return max(1024, min(INSTRUCTIONS_BYTES, int(window * INSTRUCTIONS_SHARE * 4)))
+
+
+def system_prompt(
+    base: str,
+    workspace: Path,
+    *,
+    instructions: bool = True,
+    today: datetime.date | None = None,
+    limit: int = INSTRUCTIONS_BYTES,
+) -> str:
     """The whole system prompt before the protocol's own part (the text modes add their tools after it)."""
     parts = [base]
     if instructions:
-        found = project_instructions(workspace)
+        found = project_instructions(workspace, limit)
         if found:
             parts.append(found)
     parts.append(environment(workspace, today))
@@ -36,23 +51,22 @@ def environment(workspace: Path, today: datetime.date | None = None) -> str:
     return f"Environment: workspace {workspace.resolve()} · OS {system} · today {day}"
 
 
-def project_instructions(workspace: Path) -> str:
-    """The project's AGENTS.md files as prompt text, outermost first, within INSTRUCTIONS_BYTES; "" if none."""
+def project_instructions(workspace: Path, limit: int = INSTRUCTIONS_BYTES) -> str:
+    """The project's AGENTS.md files as prompt text, outermost first, within `limit` bytes; "" if none."""
     parts: list[str] = []
-    left = INSTRUCTIONS_BYTES
+    left = limit
+    shown = f"{limit // 1024} KB" if limit % 1024 == 0 else f"{limit:,} bytes"
     for path in _instruction_files(workspace.resolve()):
         data = _read_regular(path, left + 1)
         if data is None:
             continue
         if left <= 0:
-            parts.append(
-                f"(Instructions from {path} were left out: the {INSTRUCTIONS_BYTES // 1024} KB limit is reached.)"
-            )
+            parts.append(f"(Instructions from {path} were left out: the {shown} limit is reached.)")
             continue
         text = data[:left].decode("utf-8", "replace")
         note = ""
         if len(data) > left:
-            note = f"\n(Cut here: the instructions are limited to {INSTRUCTIONS_BYTES // 1024} KB in all.)"
+            note = f"\n(Cut here: the instructions are limited to {shown} in all.)"
         left -= min(len(data), left)
         parts.append(f"Instructions from {path}:\n{text.rstrip()}{note}")
     return "\n\n".join(parts)
