@@ -24,6 +24,7 @@ from tests.support.scripted_server import (
     find_problem,
     judge_fail,
     judge_pass,
+    raw,
     sse,
     text,
     tool_calls,
@@ -266,13 +267,13 @@ def test_leaving_the_server_raises_on_violations() -> None:
     server = ScriptedServer().start()
     connection = connect(server)
     try:
-        connection.request("GET", "/v1/models")
+        connection.request("GET", "/v1/embeddings")
         assert connection.getresponse().status == 404
     finally:
         connection.close()
         server.stop()
 
-    with pytest.raises(AssertionError, match="no such endpoint /v1/models"):
+    with pytest.raises(AssertionError, match="no such endpoint /v1/embeddings"):
         server.raise_for_violations()
 
 
@@ -442,3 +443,19 @@ def test_hostile_replies_still_validate_the_request(scripted_server: ScriptedSer
     refused = raw_stream(scripted_server, {"model": "m", "messages": [{"role": "tool", "content": "x"}]})
     assert b"tool_call_id" in refused or b"no tool call is pending" in refused
     assert len(scripted_server.violations) == 1 and scripted_server.remaining == 1
+
+
+def test_what_the_server_serves_is_answered_apart_from_the_script() -> None:
+    server = ScriptedServer().start()
+    server.info["/props"] = raw('{"default_generation_settings": {"n_ctx": 2048}}')
+    connection = connect(server)
+    try:
+        connection.request("GET", "/v1/models")
+        missing = connection.getresponse()
+        assert missing.status == 404 and missing.read()  # no answer set: as gateways without the endpoint
+        connection.request("GET", "/props")
+        assert b"2048" in connection.getresponse().read()
+    finally:
+        connection.close()
+        server.stop()
+    assert server.asked == ["/v1/models", "/props"] and server.received == [] and server.violations == []
