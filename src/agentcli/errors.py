@@ -42,7 +42,17 @@ class ToolsUnsupportedError(LLMError):
 
 
 class ContextLengthError(LLMError):
-    """The conversation no longer fits the model's context window; asking again, or in another mode, fails the same."""
+    """The conversation no longer fits the model's context window; asking again, or in another mode, fails the same.
+
+    `prompt_tokens` and `window` are what the server's message stated (the request's size in tokens, the window),
+    where it stated them: the engine learns its estimate and the window from them before it compacts again."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, prompt_tokens: int | None = None, window: int | None = None
+    ) -> None:
+        super().__init__(message, status=status)
+        self.prompt_tokens = prompt_tokens
+        self.window = window
 
 
 class RequestRejectedError(LLMError):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 
 from agentcli.engine.conversation import check_pairing
 from agentcli.events import Compacted, Event, JudgeVerdict, ModelTextDelta, RunFailed, ToolReturned, UsageReported
@@ -389,3 +390,34 @@ def test_a_full_context_once_compacts_and_asks_again(llm: ScriptedClient, make_s
     assert retried[3]["content"].startswith("[left out to fit the context window: the result of calculator")
     assert retried[-1]["content"] == "2048"  # the newest result stays
     assert [e.how for e in result.events if isinstance(e, Compacted)] == ["stubs and earlier turns"]
+
+
+def test_a_full_context_teaches_the_estimate_what_the_server_counted(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent, workspace: Path
+) -> None:
+    """A server that reports no usage never calibrates the estimate; when it says how many tokens the request was,
+    the retry is compacted against that count, not against the hopeful guess that overflowed."""
+    (workspace / "big.txt").write_text("".join(f"line {n}: {'x' * 60}\n" for n in range(150)), encoding="utf-8")
+    agent = make_scripted_agent(context_window=4096)
+    hopeful = agent.session.chars_per_token
+    llm.script = [
+        tool_calls(("read_file", {"path": "big.txt", "limit": 150}), usage=Usage()),  # a server that counts nothing
+        context_full(prompt_tokens=5000, window=4096),
+        text("done", usage=Usage()),
+    ]
+    result = agent.run("what is in big.txt?")
+    assert result.status == "finished" and result.answer == "done"
+    overflowed, retried = (len(json.dumps(request)) for request in llm.requests[1:3])
+    learnt = agent.session.chars_per_token
+    assert learnt < hopeful  # the request the server counted at 5,000 tokens was this many bytes
+    assert retried / learnt <= 4096 < overflowed / learnt  # the retry fits the window as the server counts
+
+
+def test_a_full_context_that_names_a_smaller_window_is_believed(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    agent = make_scripted_agent(context_window=8192)
+    llm.script = [context_full(window=2048), context_full(window=2048)]
+    result = agent.run("q")
+    failed = [event for event in result.events if isinstance(event, RunFailed)]
+    assert "2,048 tokens" in failed[0].reason

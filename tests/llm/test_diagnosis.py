@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agentcli.errors import ContextLengthError, LLMError, RequestRejectedError, ToolsUnsupportedError
-from agentcli.llm.diagnosis import validation_problem
+from agentcli.llm.diagnosis import stated_sizes, validation_problem
 from agentcli.llm.scripted import context_full
 from agentcli.llm.types import ChatRequest
 from tests.llm.asking import asked
@@ -197,3 +197,29 @@ def test_the_v1_hint_only_where_it_can_help(base_url: str | None, status: int, h
 
     hint = missing_v1_hint(base_url, status)
     assert (hinted in hint) if hinted is not None else hint == ""
+
+
+@pytest.mark.parametrize(
+    ("words", "sizes"),
+    [
+        (OPENAI, (130532, 128000)),
+        (COMPLETION_TOO, (4000, 4096)),  # the messages' share: the completion's is not the prompt's
+        ("Input prompt (5000 tokens) is longer than the model's context length (4096 tokens).", (5000, 4096)),
+        ("The decoder prompt (length 5000) is longer than the maximum model length of 4096.", (5000, 4096)),
+        ("Requested tokens (5000) exceed context window of 2048", (5000, 2048)),
+        ("request (5,000 tokens) exceeds the available context size (2,048 tokens), try increasing it", (5000, 2048)),
+        ("This model's maximum context length is 4096 tokens.", (None, 4096)),
+        ("the request exceeds the available context size, try increasing it", (None, None)),
+    ],
+)
+def test_a_full_context_message_tells_the_sizes_it_states(words: str, sizes: tuple[int | None, int | None]) -> None:
+    assert stated_sizes(words) == sizes
+
+
+def test_the_client_carries_the_stated_sizes_on_the_error(
+    scripted_server: ScriptedServer, make_client: MakeClient
+) -> None:
+    scripted_server.script = [error(400, OPENAI, code="context_length_exceeded")]
+    with pytest.raises(ContextLengthError) as caught:
+        asked(make_client(max_retries=0), WITH_TOOLS, stream=True)
+    assert (caught.value.prompt_tokens, caught.value.window) == (130532, 128000)

@@ -212,6 +212,15 @@ def calibrated(chars_per_token: float, request_size: int, prompt_tokens: int) ->
     return min(max(request_size / prompt_tokens, 1.0), 8.0)
 
 
+def after_overflow(chars_per_token: float, request_size: int, window: int, stated_tokens: int | None = None) -> float:
+    """The ratio to estimate with after a request of `request_size` bytes overflowed a `window`-token context:
+    what the server stated its size was, where it did; else at most what makes that request fill the window, less a
+    tenth (a server that reports no usage never calibrated the estimate, and it was too hopeful)."""
+    if stated_tokens:
+        return min(calibrated(chars_per_token, request_size, stated_tokens), chars_per_token)
+    return max(min(chars_per_token, request_size / window * 0.9), 1.0)
+
+
 def _stub_old_results(view: View, turn_start: int, keep: int | None = None) -> View:
     """Every tool result of an earlier run, or before the newest assistant turn of the view, becomes a one-line
     stub; with `keep` (the server said the context is full), the newest results are cut to that many characters."""

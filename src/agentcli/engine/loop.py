@@ -11,7 +11,7 @@ from collections.abc import Callable, Generator, Iterator
 from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter, View
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-from agentcli.engine.context import DEFAULT_WINDOW, Fitted, Summarizer, calibrated, fit
+from agentcli.engine.context import DEFAULT_WINDOW, Fitted, Summarizer, after_overflow, calibrated, fit
 from agentcli.engine.conversation import check_pairing
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
 from agentcli.engine.policy import BeforeCall, Deny, PendingCall, approved_only
@@ -244,6 +244,13 @@ class Engine:
         except ContextLengthError as exc:
             if run.context_retries == 0:  # asked again once, compacted as far as it goes
                 run.context_retries += 1
+                # What overflowed teaches the estimate (and the window, where the server named it), so the
+                # compaction that follows aims at what the server really counts.
+                if exc.window and exc.window < self.context_window:
+                    self.context_window = exc.window
+                session.chars_per_token = after_overflow(
+                    session.chars_per_token, fitted.size, self.context_window, exc.prompt_tokens
+                )
                 run.step -= 1  # the refused request does not count against --max-steps
                 yield StepRetried(run.step + 1, f"{exc} Compacting and asking again.")
                 return State.THINKING

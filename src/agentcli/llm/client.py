@@ -41,6 +41,7 @@ from agentcli.llm.diagnosis import (
     says_cannot_stream,
     says_context_is_full,
     says_tools_are_refused,
+    stated_sizes,
     validation_problem,
 )
 from agentcli.llm.sanitize import Scrubber, clean, clean_text
@@ -335,7 +336,10 @@ class OpenAIChatClient:
             return LLMError(f"Could not reach {self._server}: {message}")
         if status != 429 and says_context_is_full(whole, _server_code(exc)):  # before tools: see diagnosis.py
             answered = f"{self._server} answered {status or 'with an error'}: {message}"
-            return ContextLengthError(context_full_message(answered), status=status)
+            tokens, window = stated_sizes(whole)
+            return ContextLengthError(
+                context_full_message(answered), status=status, prompt_tokens=tokens, window=window
+            )
         if status is None:
             return LLMError(f"{self._server_cap} failed: {message}")
         if "tools" in request and status in TOOLS_REJECTED_STATUSES and says_tools_are_refused(whole):

@@ -59,6 +59,39 @@ def context_full_message(answered: str) -> str:
     )
 
 
+_STATED_SIZES = (
+    # llama-cpp-python: "Requested tokens (5000) exceed context window of 2048"
+    re.compile(r"requested tokens \((?P<tokens>\d+)\) exceed context window of (?P<window>\d+)"),
+    # llama.cpp's server: "request (5000 tokens) exceeds the available context size (2048 tokens)"
+    re.compile(r"request \((?P<tokens>\d+) tokens\) exceeds the available context size \((?P<window>\d+) tokens\)"),
+    # OpenAI and vLLM: "maximum context length is 4096 tokens. However, your messages resulted in 5000 tokens" /
+    # "... you requested 5000 tokens (4000 in the messages, 1000 in the completion)" / "your request has 5000 input
+    # tokens"
+    # vLLM: "Input prompt (5000 tokens) is longer than the model's context length (4096 tokens)" /
+    # "The decoder prompt (length 5000) is longer than the maximum model length of 4096"
+    re.compile(r"prompt \((?P<tokens>\d+) tokens\) is longer than the model's context length \((?P<window>\d+) tokens"),
+    re.compile(r"prompt \(length (?P<tokens>\d+)\) is longer than the maximum model length of (?P<window>\d+)"),
+    re.compile(
+        r"maximum context length is (?P<window>\d+) tokens.{0,80}?"
+        r"(?:(?P<messages>\d+) in the messages|(?:resulted in|has) (?P<tokens>\d+)(?: input)? tokens)"
+    ),
+    re.compile(r"maximum context length is (?P<window>\d+) tokens"),  # the window alone
+)
+
+
+def stated_sizes(message: str) -> tuple[int | None, int | None]:
+    """The request's size in tokens and the window, as a "context length exceeded" message states them (None:
+    not stated). Only the prompt's tokens count: a completion's share that a server adds in is left out."""
+    lowered = message.lower().replace(",", "")
+    for pattern in _STATED_SIZES:
+        found = pattern.search(lowered)
+        if found:
+            sizes = found.groupdict()
+            tokens = sizes.get("tokens") or sizes.get("messages")  # a pattern without them has no such group
+            return (int(tokens) if tokens else None), int(sizes["window"])
+    return None, None
+
+
 def says_tools_are_refused(message: str) -> bool:
     """The server refused `tools` (or function calling) itself, in words that say so."""
     lowered = message.lower()

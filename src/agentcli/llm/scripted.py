@@ -35,8 +35,12 @@ class Failure:
     message: str
     status: int | None = None
     streamed: str = ""
+    sizes: tuple[int | None, int | None] = (None, None)
+    """For a ContextLengthError: the prompt's tokens and the window the server's message stated."""
 
     def exception(self) -> LLMError:
+        if issubclass(self.kind, ContextLengthError):
+            return self.kind(self.message, status=self.status, prompt_tokens=self.sizes[0], window=self.sizes[1])
         return self.kind(self.message, status=self.status)
 
 
@@ -197,10 +201,17 @@ def tools_rejected(message: str = "this server does not support tools", *, statu
     return Failure(ToolsUnsupportedError, f"The server rejected tool calling ({status}): {message}", status)
 
 
-def context_full(words: str = "This model's maximum context length is 4096 tokens.", *, status: int = 400) -> Failure:
-    """The conversation no longer fits the model's context window: ContextLengthError, worded as the client words it."""
+def context_full(
+    words: str = "This model's maximum context length is 4096 tokens.",
+    *,
+    status: int = 400,
+    prompt_tokens: int | None = None,
+    window: int | None = None,
+) -> Failure:
+    """The conversation no longer fits the model's context window: ContextLengthError, worded as the client words it
+    (`prompt_tokens` and `window`: the sizes the client read in the server's words; none by default)."""
     message = context_full_message(f"the server at scripted answered {status}: {words}")
-    return Failure(ContextLengthError, message, status)
+    return Failure(ContextLengthError, message, status, sizes=(prompt_tokens, window))
 
 
 def stream_cut(streamed: str = "") -> Failure:
