@@ -84,7 +84,7 @@ def test_a_judge_that_rejects_to_the_end_leaves_the_answer_unverified(
 
 def test_a_plan_round_trips_through_plain_data() -> None:
     run = RunState("q", state=State.THINKING, plan=(PlanStep("a", "in_progress"),), plan_explanation="why")
-    assert RunState.from_dict(run.to_dict()) == run and run.open_steps() == ["a"]
+    assert RunState.from_dict(run.to_dict()) == run and run.open_steps() == [(1, "a")]
 
 
 @pytest.mark.parametrize("output", ["plain", "json", "rich"])
@@ -185,3 +185,12 @@ def test_a_planning_run_neither_offers_nor_runs_a_tool_that_changes_things_unask
     assert "srv__deploy" not in offered and "update_plan" in offered
     returned = next(event for event in events if isinstance(event, ToolReturned))
     assert returned.is_error and "planning run" in returned.content
+
+
+def test_open_steps_are_named_by_their_number_in_the_plan(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+    agent = make_scripted_agent()
+    half = [{"step": "read the notes", "status": "completed"}, {"step": "multiply", "status": "in_progress"}]
+    llm.script = [plan(half), text("7"), text("7"), text("7"), text("7")]
+    final = agent.run("q").events[-1]
+    assert isinstance(final, RunFinished) and not final.verified
+    assert "2. multiply" in final.unverified and "1. multiply" not in final.unverified

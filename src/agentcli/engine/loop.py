@@ -462,8 +462,8 @@ def _plan_shown(run: RunState) -> PlanUpdated:
     return PlanUpdated(run.step, steps, run.plan_explanation)
 
 
-def _listed(steps: list[str]) -> str:
-    return "; ".join(f"{number}. {step}" for number, step in enumerate(steps, 1))
+def _listed(steps: list[tuple[int, str]]) -> str:
+    return "; ".join(f"{number}. {step}" for number, step in steps)
 
 
 def _nothing(run: RunState) -> None:

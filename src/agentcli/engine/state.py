@@ -112,9 +112,9 @@ class RunState:
             raise InvariantError(f"illegal transition {self.state.value} -> {target.value}")
         self.state = target
 
-    def open_steps(self) -> list[str]:
-        """The plan's steps not completed yet."""
-        return [item.step for item in self.plan if item.status != "completed"]
+    def open_steps(self) -> list[tuple[int, str]]:
+        """The plan's steps not completed yet, each with its number in the plan (1-based), as the user saw it."""
+        return [(number, item.step) for number, item in enumerate(self.plan, 1) if item.status != "completed"]
 
     def fail(self, reason: str) -> State:
         self.failure = reason
