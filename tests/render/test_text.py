@@ -17,3 +17,14 @@ def test_clipped_echoes_say_how_long_the_text_was() -> None:
 
 def test_the_renderers_escape_with_the_one_policy() -> None:
     assert shown.visible is visible
+
+
+def test_a_commands_result_previews_its_status_and_its_tail() -> None:
+    output = "exit code 1 · 2.00 s\n" + "".join(f"line {n}\n" for n in range(1, 101)) + "FAILED test_x\n"
+    shown_command = shown.preview(output, "run_command")
+    lines = shown_command.splitlines()
+    assert lines[0] == "exit code 1 · 2.00 s" and lines[-1] == "FAILED test_x"  # the status, and the error
+    assert f"(90 lines, {len(output):,} characters in all)" in lines[1]
+    assert len(lines) == shown.PREVIEW_LINES + 1
+    assert shown.preview(output, "read_file").splitlines()[1] == "line 1"  # other results keep their head
+    assert shown.preview("exit code 0 · 0.01 s\nok\n", "run_command") == "exit code 0 · 0.01 s\nok"

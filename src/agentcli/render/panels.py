@@ -20,7 +20,7 @@ def tool_panel(result: ev.ToolReturned, call: ev.ToolCalled | None) -> Panel:
     if call is not None:
         body.append(shown.visible(shown.call_arguments(call.arguments)) + "\n", style="cyan")
     style = "yellow" if result.skipped else "red" if result.is_error else ""
-    body.append(shown.visible(shown.preview(result.content)), style=style)
+    body.append(shown.visible(shown.preview(result.content, result.name)), style=style)
     for line in result.diff.splitlines():  # what the call changed on disk, as a unified diff
         colour = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
         body.append("\n" + shown.visible(line), style="cyan" if line.startswith("@@") else colour)

@@ -76,7 +76,7 @@ class PlainRenderer:
                 self._denied.discard(result.call_id)  # its result is the refusal just reported: once is enough
             case ev.ToolReturned() as result:
                 self._say(f"-- {tool_facts(result)}")
-                self._say(textwrap.indent(preview(result.content), "   "))
+                self._say(textwrap.indent(preview(result.content, result.name), "   "))
                 if result.diff:  # what the call changed on disk, as a unified diff
                     self._say(textwrap.indent(result.diff.rstrip("\n"), "   "))
             case ev.StepRetried(reason=reason):

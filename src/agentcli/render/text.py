@@ -55,9 +55,22 @@ def judge_missing(missing: str) -> str:
     return excerpt(missing, PREVIEW_CHARS, total=True)
 
 
-def preview(content: str) -> str:
-    """The head of a tool result: enough to follow the run, not the whole file."""
+ENDS_MATTER = frozenset({"run_command"})
+"""Tools whose result says the most at its end (a failed build's errors): their preview is the first line (the
+exit status) and the last lines, not the head."""
+
+
+def preview(content: str, name: str = "") -> str:
+    """What a tool result shows: enough to follow the run, not the whole file. Most results show their head; a
+    command's shows its status line and its tail."""
     lines = content.splitlines()
+    if name in ENDS_MATTER and len(lines) > PREVIEW_LINES:
+        tail = lines[-(PREVIEW_LINES - 1) :]
+        shown = "\n".join(tail)
+        if len(shown) > PREVIEW_CHARS:
+            shown = shown[-PREVIEW_CHARS:]
+        left = len(lines) - 1 - len(tail)
+        return f"{lines[0]}\n… ({left:,} lines, {len(content):,} characters in all)\n{shown}"
     head = "\n".join(lines[:PREVIEW_LINES])
     if len(head) > PREVIEW_CHARS:
         head = head[:PREVIEW_CHARS]
