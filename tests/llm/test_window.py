@@ -4,6 +4,9 @@ endpoint, and never failing the run (a server that says nothing, or nonsense, or
 from __future__ import annotations
 
 import json
+import socket
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -68,6 +71,33 @@ def test_a_slow_or_absent_server_is_not_waited_for(scripted_server: ScriptedServ
     scripted_server.info["/v1/models"] = raw(json.dumps(VLLM_MODELS)).delayed(30)
     assert served_window(scripted_server.base_url, "test-model", timeout=0.2) is None
     assert served_window(down_base_url, "test-model", timeout=0.2) is None
+
+
+def test_a_server_that_trickles_its_answer_is_given_up_on() -> None:
+    """A timeout per read restarts with each byte: one byte every 50 ms would hold the run's start for as long as
+    the server likes. The ask stops at its deadline, long before the 400 bytes promised have come."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    sent = [0]
+
+    def trickle() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(65536)
+            try:
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n")
+                for _ in range(400):
+                    connection.sendall(b" ")
+                    sent[0] += 1
+                    time.sleep(0.05)
+            except OSError:
+                pass  # the client gave up and closed
+
+    worker = threading.Thread(target=trickle, daemon=True)
+    worker.start()
+    port = listener.getsockname()[1]
+    assert served_window(f"http://127.0.0.1:{port}/v1", "test-model", timeout=0.3) is None
+    assert sent[0] < 400
+    listener.close()
 
 
 KEYS = st.sampled_from(["data", "id", "max_model_len", "default_generation_settings", "n_ctx", "owned_by", "meta"])

@@ -13,7 +13,9 @@ session), so a chat's questions do not ask again.
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from typing import Any, TypeGuard
 from urllib.parse import urlsplit, urlunsplit
 
@@ -73,22 +75,30 @@ def _ask(base_url: str, model: str, api_key: str, timeout: float) -> int | None:
     import httpx2
 
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    deadline = time.monotonic() + timeout  # for both questions together: a run must not wait on them
     try:
         with httpx2.Client(timeout=timeout, headers=headers, follow_redirects=False) as http:
-            listing = _get_json(http, f"{base_url}/models")
+            listing = _get_json(http, f"{base_url}/models", deadline)
             size = window_in_models(listing, model)
             if size is None and looks_like_llama_cpp(listing):
-                size = window_in_props(_get_json(http, _origin(base_url) + "/props"))
+                size = window_in_props(_get_json(http, _origin(base_url) + "/props", deadline))
             return size
     except Exception:  # whatever goes wrong, the server just did not say: the run goes on without it
         return None
 
 
-def _get_json(http: Any, url: str) -> Any:
-    response = http.get(url)
-    if response.status_code != 200 or len(response.content) > MAX_ANSWER_BYTES:
-        return None
-    return response.json()
+def _get_json(http: Any, url: str, deadline: float) -> Any:
+    """The JSON at `url`, read as it comes and given up (None) at `deadline` or past MAX_ANSWER_BYTES: a client
+    timeout alone restarts with every byte, so a server sending one a second would hold the run's start."""
+    body = bytearray()
+    with http.stream("GET", url) as response:
+        if response.status_code != 200:
+            return None
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > MAX_ANSWER_BYTES or time.monotonic() > deadline:
+                return None
+    return json.loads(body)
 
 
 def _origin(base_url: str) -> str:
