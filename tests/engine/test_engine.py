@@ -421,3 +421,18 @@ def test_a_full_context_that_names_a_smaller_window_is_believed(
     result = agent.run("q")
     failed = [event for event in result.events if isinstance(event, RunFailed)]
     assert "2,048 tokens" in failed[0].reason
+
+
+def test_only_the_retried_request_is_compacted_after_a_full_context(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    agent = make_scripted_agent(context_window=4096)
+    llm.script = [
+        context_full(),
+        tool_calls(("read_file", {"path": "notes.txt"})),
+        tool_calls(("calculator", {"expr": "6*7"})),
+        text("42"),
+    ]
+    result = agent.run("multiply the numbers in notes.txt")
+    assert result.status == "finished" and result.answer == "42"
+    assert [event.step for event in result.events if isinstance(event, Compacted)] == [1]  # the retry, no later step

@@ -218,9 +218,7 @@ class Engine:
         offered = self.tools.reading() if run.planning else self.tools
         spent: list[Usage] = []
         summarizer = self._summarizer(session, spent)
-        fitted = self.fitted(
-            session, run.mode, run.start, offered, force=run.context_retries > 0, summarizer=summarizer
-        )
+        fitted = self.fitted(session, run.mode, run.start, offered, summarizer=summarizer)
         session.compact_next = False
         for usage in spent:
             yield from self._count(run, usage)
@@ -251,6 +249,7 @@ class Engine:
                 session.chars_per_token = after_overflow(
                     session.chars_per_token, fitted.size, self.context_window, exc.prompt_tokens
                 )
+                session.compact_next = True  # that request only, as far as it goes; later steps fit as usual
                 run.step -= 1  # the refused request does not count against --max-steps
                 yield StepRetried(run.step + 1, f"{exc} Compacting and asking again.")
                 return State.THINKING
