@@ -116,3 +116,23 @@ def test_the_cli_takes_the_model_from_the_file(tmp_path: Path, down_base_url: st
     result = CliRunner().invoke(app, ["ask", "hi", "--output", "plain", "--no-save"], env=env)
     assert result.exit_code == 1  # configured, and the server is down: not the exit 2 of a missing model
     assert os.environ.get("AGENTCLI_CONFIG") != str(path)
+
+
+def test_an_alias_named_by_a_weaker_source_does_not_beat_the_environment(tmp_path: Path) -> None:
+    """flags > environment > .env > config file: an alias named in the config file (or .env) does not override
+    LLM_BASE_URL and LLM_API_KEY from the environment; named by --model, it does."""
+    config = load_config(
+        write(
+            tmp_path,
+            'model = "local"\n[aliases.local]\nmodel = "qwen"\nbase_url = "http://localhost:8080/v1"\n'
+            'api_key_env = "LOCAL_KEY"\n',
+        )
+    )
+    env = {"LLM_BASE_URL": "http://envhost:9000/v1", "LLM_API_KEY": "env-key", "LOCAL_KEY": "local-key"}
+    from_file = load_settings(config=config, environ=env)
+    assert from_file.model == "qwen"
+    assert (from_file.base_url, from_file.api_key.reveal()) == ("http://envhost:9000/v1", "env-key")
+    from_flag = load_settings(model="local", config=config, environ=env)
+    assert (from_flag.base_url, from_flag.api_key.reveal()) == ("http://localhost:8080/v1", "local-key")
+    alone = load_settings(config=config, environ={"LOCAL_KEY": "local-key"})
+    assert (alone.base_url, alone.api_key.reveal()) == ("http://localhost:8080/v1", "local-key")

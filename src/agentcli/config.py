@@ -258,6 +258,7 @@ def load_settings(
 
     name, name_from = pick(model, "LLM_MODEL_NAME", file.model, session_model)
     alias = file.alias(name) if name_from != "session" else None
+    alias_from = name_from  # an alias's endpoint and key variable beat only what is weaker than its name's source
     key_variable = file.api_key_env
     if alias is not None:
         name_from = f"alias {name} ({name_from})"
@@ -266,14 +267,14 @@ def load_settings(
     url, url_from = pick(base_url, "LLM_BASE_URL", file.base_url)
     if url_from != "flag" and session_base_url is not None and alias is None:
         url, url_from = session_base_url, "session"
-    elif alias is not None and alias.base_url and url_from != "flag":
+    elif alias is not None and alias.base_url and (not url or _stronger(alias_from, url_from)):
         url, url_from = alias.base_url, "config alias"
     if url_from == "session" and alias is None:
         # the alias the session was started with, found by its server: its key variable still holds the key
         alias = next((a for a in file.aliases.values() if a.base_url == url and a.model == name), None)
         key_variable = (alias.api_key_env if alias is not None else None) or key_variable
     key, key_from = pick(api_key, "LLM_API_KEY")
-    alias_names_key = alias is not None and alias.api_key_env is not None
+    alias_names_key = alias is not None and alias.api_key_env is not None and _stronger(alias_from, key_from)
     if key_variable and key_from != "flag" and (alias_names_key or not key):
         # an alias's key variable beats LLM_API_KEY, which belongs to another endpoint
         key, key_from = pick(None, key_variable)
@@ -320,6 +321,11 @@ def load_settings(
     if "allow" in choices:  # --allow adds to the config file's rules, it does not replace them
         choices["allow"] = (*chosen.allow, *choices["allow"])
     return replace(chosen, **choices)
+
+
+def _stronger(source: str, than: str) -> bool:
+    """Whether a value from `source` beats one from `than` ("" - nowhere - is beaten by everything)."""
+    return than not in SOURCES or SOURCES.index(source) < SOURCES.index(than)
 
 
 def _untrusted_endpoint(url: str, key_from: str) -> str:

@@ -55,4 +55,4 @@ def test_a_run_interrupted_mid_plan_resumes_showing_its_plan_and_is_held_to_it(
     assert shown.index("== plan: notes read\n   [x] 1. read notes.txt\n   [>] 2. multiply") < shown.index("multiply_")
     assert "   [x] 2. multiply" in shown and resumed.stdout == "42\n"
     rejection = scripted_server.requests[4]["messages"][-1]["content"]
-    assert "The plan has steps that are not completed: 1. multiply" in rejection
+    assert "The plan has steps that are not completed: 2. multiply" in rejection
