@@ -6,6 +6,7 @@ import json
 import sys
 import unicodedata
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -93,7 +94,10 @@ def test_visible_output_holds_nothing_unsafe(text: str) -> None:
 
 @given(st.text())
 def test_visible_keeps_safe_text_as_is(text: str) -> None:
-    if not any(is_unsafe(char) or char in JOINERS or char == "\r" for char in text):
+    # Unassigned here (Cn) may be a format control of a newer Unicode, which the table escapes ahead of this
+    # Python (U+13439: Egyptian hieroglyph format controls, Unicode 15).
+    unassigned = any(unicodedata.category(char) == "Cn" for char in text)
+    if not unassigned and not any(is_unsafe(char) or char in JOINERS or char == "\r" for char in text):
         assert visible(text) == text
 
 
@@ -127,3 +131,12 @@ def test_json_text_escapes_like_output_json_did_and_spells_astral_characters_as_
     assert json_text(["\x1b\x7f\x9b\u202e\ud800"]) == '["\\u001b\\u007f\\u009b\\u202e\\ud800"]'
     assert json_text("\U000e0041") == '"\\udb40\\udc41"'
     assert json_text({"é": "世界 👩\u200d💻"}) == '{"é": "世界 👩\u200d💻"}'  # readable text stays readable
+
+
+def test_a_warning_line_shows_control_codes_and_stays_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from agentcli.text import warn_line
+
+    warn_line("MCP server x has no tool \x1b]52;c;cGF5bG9hZA==\x07evil\nsecond")
+    written = capsys.readouterr().err
+    assert "\x1b" not in written and "\x07" not in written and written.count("\n") == 1
+    assert written.startswith("warning: MCP server x has no tool ")

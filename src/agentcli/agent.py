@@ -32,6 +32,7 @@ from agentcli.engine.session import Session
 from agentcli.engine.state import PlanStep, RunState, State
 from agentcli.events import Event, RunFinished, ToolCalled, ToolProgress
 from agentcli.llm.types import ChatClient, Message, Usage
+from agentcli.text import warn_line
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.registry import Tool, ToolRegistry
@@ -161,7 +162,7 @@ class Agent:
     ) -> None:
         self.settings = settings
         self._mcp = dict(mcp or {})
-        self._warn = warn or _warn
+        self._warn = warn or warn_line
         self.recorder = recorder
         """Sees every run (the CLI's saves sessions); None saves nothing."""
         # The file tools' ledger is the session's log, whichever session the agent holds (reset, resume).
@@ -282,11 +283,6 @@ class Agent:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def _warn(message: str) -> None:
-    sys.stderr.write(f"warning: {message}\n")
-    sys.stderr.flush()
 
 
 def _served_window(settings: Settings) -> int | None:

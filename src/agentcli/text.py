@@ -99,3 +99,12 @@ def _json_escaped(match: re.Match[str]) -> str:
         return f"\\u{code:04x}"
     high, low = divmod(code - 0x10000, 0x400)  # JSON spells a character past the BMP as a UTF-16 pair
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+
+
+def warn_line(message: str) -> None:
+    """One warning line on stderr, safe for a terminal: a message may quote a server or a tool (an MCP server's
+    tool names, its errors), whose control codes must be shown, never obeyed."""
+    import sys
+
+    sys.stderr.write(f"warning: {visible(message, one_line=True)}\n")
+    sys.stderr.flush()

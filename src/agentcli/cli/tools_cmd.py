@@ -19,7 +19,7 @@ from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
 from agentcli.config import Settings
 from agentcli.modes import ModeName
-from agentcli.text import json_text, visible
+from agentcli.text import json_text, visible, warn_line
 
 if TYPE_CHECKING:
     from agentcli.tools.core.registry import Tool, ToolRegistry
@@ -60,12 +60,6 @@ def list_tools(
         _show(tools, mode, as_json)
     finally:
         tools.close()
-
-
-def warn_line(message: str) -> None:
-    """One warning line on stderr (a server that did not start, ...), safe for a terminal."""
-    sys.stderr.write(f"warning: {visible(message, one_line=True)}\n")
-    sys.stderr.flush()
 
 
 def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:

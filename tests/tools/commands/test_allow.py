@@ -49,6 +49,8 @@ def test_lines_every_part_of_which_matches_run_without_asking(line: str) -> None
         "",
         "   ",
         "echo hi\0",
+        "git\r./x",  # sh reads \r as part of a word: this runs ./x from a directory named "git\r."
+        "echo hi\r",
     ],
 )
 def test_what_does_not_match_or_cannot_be_read_reliably_asks(line: str) -> None:

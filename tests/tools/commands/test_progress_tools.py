@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from agentcli.tools.core.progress import Progress
+import pytest
+
+from agentcli.tools.core.progress import Progress, ToolInterrupted
 from agentcli.tools.core.registry import ToolRegistry, ToolResult
 
 CLOSED: list[str] = []
@@ -24,8 +26,8 @@ def slow(n: int) -> Generator[Progress, None, str]:
         CLOSED.append(f"closed {n}")
 
 
-def drive(registry: ToolRegistry, n: int) -> tuple[list[Progress], ToolResult]:
-    reports, running = [], registry.run("slow", {"n": n})
+def drive(registry: ToolRegistry, name: str = "slow", **arguments: object) -> tuple[list[Progress], ToolResult]:
+    reports, running = [], registry.run(name, arguments)
     while True:
         try:
             reports.append(next(running))
@@ -34,14 +36,14 @@ def drive(registry: ToolRegistry, n: int) -> tuple[list[Progress], ToolResult]:
 
 
 def test_reports_go_up_and_the_return_value_is_the_result() -> None:
-    reports, result = drive(ToolRegistry([slow]), 2)
+    reports, result = drive(ToolRegistry([slow]), n=2)
     assert [report.tail for report in reports] == [("line 0",), ("line 1",)]
     assert result.content.startswith("counted to 2\n[the tool printed]\nstep 0\nstep 1")
     assert not result.is_error
 
 
 def test_a_failure_mid_way_is_an_error_result() -> None:
-    _, result = drive(ToolRegistry([slow]), 3)
+    _, result = drive(ToolRegistry([slow]), n=3)
     assert result.is_error and result.content.startswith("RuntimeError: three is too many")
 
 
@@ -51,3 +53,29 @@ def test_call_drains_the_reports_and_a_close_reaches_the_tool() -> None:
     next(running)
     running.close()
     assert CLOSED[-1] == "closed 5"
+
+
+KEY = "sk-test-progress-SECRET-99"
+
+
+def leaky(interrupt: bool) -> Generator[Progress, None, str]:
+    """Say the key while running, then end, or stop as Ctrl-C stops a command."""
+    yield Progress(0.5, (f"LLM_API_KEY={KEY}",))
+    if interrupt:
+        raise ToolInterrupted(f"killed: interrupted\nLLM_API_KEY={KEY}\n" + "x" * 200_000)
+    return f"LLM_API_KEY={KEY}"
+
+
+def test_the_key_is_masked_in_progress_and_in_an_interrupted_result_too() -> None:
+    from agentcli.config import Secret, Settings
+    from agentcli.tools.core.context import ToolContext
+
+    registry = ToolRegistry([leaky], context=ToolContext.from_settings(Settings(api_key=Secret(KEY))))
+    reports, result = drive(registry, "leaky", interrupt=False)
+    assert reports[0].tail == ("LLM_API_KEY=********",) and KEY not in result.content
+    stopped = registry.run("leaky", {"interrupt": True})
+    next(stopped)
+    with pytest.raises(ToolInterrupted) as caught:
+        next(stopped)
+    assert KEY not in caught.value.result and "LLM_API_KEY=********" in caught.value.result
+    assert "[truncated: the result has" in caught.value.result  # cut as any result is

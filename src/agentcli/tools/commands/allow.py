@@ -31,8 +31,9 @@ OPERATOR_CHARS = "();<>|&\n"
 """The characters shlex is told are punctuation: runs of them come back as operator tokens."""
 SEPARATORS = frozenset({";", "&&", "||", "|", "&"})
 """Operators between two simple commands; runs of `;` and newlines, and `&` before newlines, are separators too."""
-NEVER = ("$(", "`", "${", "$[", "\\\n", "\0")
-"""Text that makes a line never match, wherever it is (in quotes too: refuse rather than guess)."""
+NEVER = ("$(", "`", "${", "$[", "\\\n", "\0", "\r")
+"""Text that makes a line never match, wherever it is (in quotes too: refuse rather than guess). A carriage
+return is a word character to sh, not a space: `git\r./x` runs `./x` from a directory named `git\r.`."""
 
 
 @dataclass(frozen=True)

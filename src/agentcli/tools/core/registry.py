@@ -34,7 +34,7 @@ from agentcli.text import QUOTE_LIMIT, excerpt, quote
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import ToolDefinitionError, ToolSpec, check_name, spec_of
 from agentcli.tools.core.describe import describe_parameters
-from agentcli.tools.core.progress import Progress
+from agentcli.tools.core.progress import Progress, ToolInterrupted
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -242,14 +242,38 @@ class ToolRegistry:
     ) -> Generator[Progress, None, ToolResult]:
         """`call`, yielding the Progress a long-running tool (a generator function) reports while it runs."""
         started = time.perf_counter()
-        content, is_error = yield from self._call(name, raw_args, call_id)
-        content = self._scrubbed(content)  # before the clip, which could otherwise leave half a key behind
+        try:
+            content, is_error = yield from self._scrubbed_reports(self._call(name, raw_args, call_id))
+        except ToolInterrupted as stop:  # what it had said by then is kept as its result: the same key mask and cut
+            raise ToolInterrupted(self._clipped(stop.result)) from None
+        return ToolResult(self._clipped(content), is_error, (time.perf_counter() - started) * 1000, self._diff(call_id))
+
+    def _scrubbed_reports(
+        self, calling: Generator[Progress, None, tuple[str, bool]]
+    ) -> Generator[Progress, None, tuple[str, bool]]:
+        """The call's progress reports with the key masked in the output lines they carry (they reach the terminal
+        and the JSON events as the command runs)."""
+        try:
+            while True:
+                try:
+                    report = next(calling)
+                except StopIteration as done:
+                    result: tuple[str, bool] = done.value
+                    return result
+                yield dataclasses.replace(report, tail=tuple(self._scrubbed(line) for line in report.tail))
+        finally:
+            calling.close()  # abandoned early: the tool is closed too, so it can clean up
+
+    def _clipped(self, content: str) -> str:
+        """A result as the model gets it: the key masked, then cut at RESULT_LIMIT (masked first: a cut could
+        otherwise leave half a key behind)."""
+        content = self._scrubbed(content)
         if len(content) > RESULT_LIMIT:
             content = (
                 f"{content[:RESULT_LIMIT]}\n[truncated: the result has {len(content):,} characters; "
                 "ask for less at a time]"
             )
-        return ToolResult(content, is_error, (time.perf_counter() - started) * 1000, self._diff(call_id))
+        return content
 
     def _call(
         self, name: str, raw_args: str | dict[str, Any] | None, call_id: str
