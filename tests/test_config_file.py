@@ -136,3 +136,27 @@ def test_an_alias_named_by_a_weaker_source_does_not_beat_the_environment(tmp_pat
     assert (from_flag.base_url, from_flag.api_key.reveal()) == ("http://localhost:8080/v1", "local-key")
     alone = load_settings(config=config, environ={"LOCAL_KEY": "local-key"})
     assert (alone.base_url, alone.api_key.reveal()) == ("http://localhost:8080/v1", "local-key")
+
+
+def test_a_mistake_inside_a_table_names_its_own_line_not_a_namesake_above(tmp_path: Path) -> None:
+    text = 'base_url = "http://a/v1"\nmodel = "q"\ntimeout = 5\n[aliases.b]\nmodel = "m"\nbase_url = 1\n'
+    with pytest.raises(ConfigError, match=r"line 6: aliases\.b\.base_url"):
+        load_config(write(tmp_path, text))
+    with pytest.raises(ConfigError, match=r"line 4: aliases\.local\.model: Field required"):
+        load_config(write(tmp_path, 'timeout = 5\n\nmodel = "q"\n[aliases.local]\nbase_url = "http://x/v1"\n'))
+    with pytest.raises(ConfigError, match=r"line 6: mcp\.s\.timeout"):
+        load_config(write(tmp_path, 'timeout = 5\nmodel = "q"\n\n[mcp.s]\ncommand = "x"\ntimeout = -1\n'))
+
+
+@pytest.mark.parametrize("text", ['base_url = "ftp://x"\n', '[aliases.b]\nmodel = "m"\nbase_url = "ftp://x"\n'])
+def test_a_base_url_that_is_no_http_url_is_a_mistake_of_the_file(tmp_path: Path, text: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(path) in str(caught.value) and "must be an http(s) URL" in str(caught.value)
+    assert "LLM_BASE_URL" not in str(caught.value)
+
+
+def test_a_context_window_of_0_is_refused_not_ignored() -> None:
+    with pytest.raises(ConfigError, match="at least 1024"):
+        load_settings(model="m", environ={"LLM_CONTEXT_WINDOW": "0"})

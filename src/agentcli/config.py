@@ -329,7 +329,7 @@ def _stronger(source: str, than: str) -> bool:
 
 
 def _untrusted_endpoint(url: str, key_from: str) -> str:
-    host = urlsplit(url).hostname if _valid_url(url) else None
+    host = urlsplit(url).hostname if valid_url(url) else None
     where = "a flag" if key_from == "flag" else "the environment"
     return (
         f"The .env file in {Path.cwd()} names the endpoint {host or url!r} but not its key, and your API key comes "
@@ -351,8 +351,9 @@ def _number(text: str, name: str, kind: type[N], default: N) -> N:
 
 
 def _window(text: str) -> int | None:
-    """LLM_CONTEXT_WINDOW as tokens; "" when not given (the model's known window, else the default)."""
-    return _number(text, "LLM_CONTEXT_WINDOW", int, 0) or None
+    """LLM_CONTEXT_WINDOW as tokens; "" when not given (the model's known window, else the default). "0" is a
+    value like any other (Settings refuses it), not "not given"."""
+    return _number(text, "LLM_CONTEXT_WINDOW", int, 0) if text else None
 
 
 TRUE_WORDS = ("1", "true", "yes", "on")
@@ -367,7 +368,7 @@ def _switch(text: str, name: str, default: bool) -> bool:
     raise ConfigError(f"{name} must be one of {', '.join(TRUE_WORDS + FALSE_WORDS)}, got {text!r}.")
 
 
-def _valid_url(url: str) -> bool:
+def valid_url(url: str) -> bool:
     try:
         _check_url(url)
     except ConfigError:

@@ -34,7 +34,7 @@ import re
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agentcli.config import CONFIG_VARIABLE as CONFIG_VARIABLE  # re-exported: where they were first
 from agentcli.config import config_path as config_path
@@ -45,6 +45,18 @@ ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 """What a variable's name looks like: `api_key_env` names one, it is never a key."""
 
 
+def _url(value: str) -> str:
+    from agentcli.config import valid_url
+
+    if not valid_url(value):
+        raise ValueError(f"must be an http(s) URL such as https://api.openai.com/v1, got {value!r}")
+    return value
+
+
+Url = Annotated[str, AfterValidator(_url)]
+"""A base URL, checked where it is written (not first when it is used, under another name)."""
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -53,7 +65,7 @@ class Alias(_Strict):
     """`--model NAME` where NAME is an alias: the model, its endpoint and where its key is."""
 
     model: str = Field(min_length=1)
-    base_url: str | None = None
+    base_url: Url | None = None
     api_key_env: Annotated[str, Field(pattern=ENV_NAME)] | None = None
 
 
@@ -83,7 +95,7 @@ class ConfigFile(_Strict):
 
     path: Path | None = None
     model: str | None = None
-    base_url: str | None = None
+    base_url: Url | None = None
     api_key_env: Annotated[str, Field(pattern=ENV_NAME)] | None = None
     mode: ModeName | None = None
     judge: bool | None = None
@@ -150,14 +162,38 @@ def _tables(data: dict[str, Any]) -> list[Any]:
 
 
 def _line_of(text: str, *keys: str) -> int:
-    """The line where the innermost of `keys` is set (a table header `[a.b]` counts), best effort; 1 if not found."""
-    lines = text.splitlines()
-    for key in reversed(keys):
-        if key.isdigit():
-            continue
-        name = re.escape(key)
-        pattern = re.compile(rf'^\s*(\[+[^\]]*\b{name}\b[^\]]*\]+|"?{name}"?\s*=|[\w."-]*\.{name}\s*=)')
-        for number, line in enumerate(lines, start=1):
-            if pattern.search(line):
-                return number
+    """The line where the setting at `keys` (a path: table names, then the key) is written; for a setting that is
+    missing, the line of its table's header; 1 if neither is found (best effort: TOML is read by tomllib, this
+    only points at the line)."""
+    where = _setting_lines(text)
+    path = tuple(key for key in keys if not key.isdigit())
+    for end in range(len(path), 0, -1):
+        if path[:end] in where:
+            return where[path[:end]]
+    if len(path) == 1:  # a key known only by name (api_key): wherever it is written
+        return next((line for found, line in where.items() if found[-1] == path[0]), 1)
     return 1
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"""^\s*((?:[\w-]+|"[^"]*"|'[^']*')(?:\s*\.\s*(?:[\w-]+|"[^"]*"|'[^']*'))*)\s*=""")
+
+
+def _setting_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Each table header's and key's full path, with the first line it is written on."""
+    found: dict[tuple[str, ...], int] = {}
+    table: tuple[str, ...] = ()
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            table = _dotted(header.group(1))
+            found.setdefault(table, number)
+            continue
+        key = _KEY.match(line)
+        if key:
+            found.setdefault(table + _dotted(key.group(1)), number)
+    return found
+
+
+def _dotted(path: str) -> tuple[str, ...]:
+    return tuple(part.strip().strip("\"'") for part in re.split(r"\.(?=(?:[^\"']|\"[^\"]*\"|'[^']*')*$)", path))

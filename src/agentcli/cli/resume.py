@@ -30,8 +30,9 @@ def resume(
     --base-url is given (the API key comes from --api-key, the environment or .env), in its workspace unless
     --workspace is given.
 
-    Exit codes as for ask: 0 answer printed, 1 no answer, 2 usage error (no such session, or its last run
-    finished), 130 interrupted.
+    Exit codes as for ask: 0 answer printed (and verified), 1 no answer, 2 usage error (no such session, or its
+    last run finished), 3 an answer printed but not verified (the judge rejected it, or plan steps were left
+    open), 130 interrupted.
     """
     from agentcli.cli.saving import find_session, named_reference, open_store, recorder, tool_servers
     from agentcli.store.loading import last_status, to_session
