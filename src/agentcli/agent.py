@@ -35,6 +35,7 @@ from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.text import warn_line
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.progress import ToolInterrupted
 from agentcli.tools.core.registry import Tool, ToolRegistry
 
 if TYPE_CHECKING:
@@ -108,8 +109,16 @@ class Run:
                     recorder.event(session, self.state, event)
                 yield event
         finally:
+            in_flight = sys.exc_info()[1]
             try:
-                events.close()  # now, not when collected: a tool it stops may say what it had done (ToolInterrupted)
+                # Now, not when collected: a tool it stops says what it had done (ToolInterrupted, which the engine
+                # keeps as the call's result). That is an interrupt only when the run was interrupted: closed or
+                # failing for another reason (a renderer's broken pipe), the reason in flight stays the reason.
+                try:
+                    events.close()
+                except ToolInterrupted:
+                    if in_flight is None or isinstance(in_flight, KeyboardInterrupt):
+                        raise
             finally:
                 if not finished:
                     session.learn(self.state)
@@ -117,6 +126,11 @@ class Run:
                     if recorder is not None:  # an error escaping the engine is a failure; anything else a stop
                         failed = isinstance(sys.exc_info()[1], Exception)
                         recorder.stopped(session, self.state, self._stopped("failed" if failed else "interrupted"))
+
+    def abandon(self) -> None:
+        """Stop the run because what consumes its events failed (a renderer's broken pipe): now, not when it is
+        collected, so a command it runs is killed at once and the failure stays what is reported."""
+        self._events.close()
 
     def interrupt(self) -> RunFinished:
         """Stop the run and forget it; the final event says it was interrupted and what it had used."""

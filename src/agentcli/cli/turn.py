@@ -28,6 +28,9 @@ def finish(run: Run, renderer: Renderer) -> RunFinished:
         # Every stream ends with a final event, an interrupted one too (JSON readers wait for it).
         renderer.handle(run.interrupt())
         raise KeyboardInterrupt(f"at {run.where()}") from None
+    except Exception:
+        run.abandon()
+        raise
     finally:
         renderer.close()
     raise AssertionError("the engine ended without a RunFinished event")

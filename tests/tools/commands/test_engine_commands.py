@@ -10,6 +10,7 @@ import pytest
 
 from agentcli.agent import Agent
 from agentcli.cli.approval import REFUSAL, Approval
+from agentcli.cli.turn import finish
 from agentcli.engine.policy import allow_all
 from agentcli.events import CallDenied, RunStarted, ToolProgress, ToolReturned
 from agentcli.llm.scripted import ScriptedClient, text, tool_calls
@@ -108,3 +109,33 @@ def test_a_run_closed_while_a_report_is_shown_kills_the_command_and_keeps_what_i
     assert not running(argument)
     results = [message for message in run_agent.session.conversation.messages if message.get("role") == "tool"]
     assert results and str(results[-1]["content"]).startswith("killed: interrupted after ")
+
+
+def test_a_renderer_that_fails_mid_command_is_the_error_not_an_interrupt(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A consumer that fails while a command runs (stdout closed under `| head`) abandons the run: the command is
+    killed and the failure stays the failure; nothing is reported as Ctrl-C, and no traceback is printed when the
+    abandoned run is collected."""
+    import gc
+    import sys
+
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    run_agent, llm = agent(workspace)
+    command, seconds = sleeper()
+    llm.script = [tool_calls(("run_command", {"command": f"echo hi; {command}"})), text("done")]
+
+    class BrokenRenderer:
+        def handle(self, event: object) -> None:
+            if isinstance(event, ToolProgress):
+                raise BrokenPipeError(32, "Broken pipe")
+
+        def close(self) -> None:
+            pass
+
+    with pytest.raises(BrokenPipeError):
+        finish(run_agent.start("q"), BrokenRenderer())  # type: ignore[arg-type]
+    gc.collect()
+    assert not running(seconds)  # killed when the run was abandoned
+    assert unraisable == []
