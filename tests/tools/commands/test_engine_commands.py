@@ -135,7 +135,7 @@ def test_a_renderer_that_fails_mid_command_is_the_error_not_an_interrupt(
             pass
 
     with pytest.raises(BrokenPipeError):
-        finish(run_agent.start("q"), BrokenRenderer())  # type: ignore[arg-type]
+        finish(run_agent.start("q"), BrokenRenderer())
     gc.collect()
     assert not running(seconds)  # killed when the run was abandoned
     assert unraisable == []
