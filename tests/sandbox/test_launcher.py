@@ -54,9 +54,10 @@ def test_wrap_puts_the_command_last_and_alone(tmp_path: Path) -> None:
     command = "echo 'a b' \"$HOME\" `id` $(id) ; -x --"
     argv = wrap(command, workspace=tmp_path, layers=Layers(landlock=True, pid=True, network_off=True))
     assert argv[-1] == command
-    assert argv[:4] == [sys.executable, "-I", "-S", str(LAUNCHER)]
-    assert argv[4] == "landlock,pid,no-network"
-    assert argv[5] == str(tmp_path.resolve())
+    # the launcher's text as read at the first command, by the real interpreter: nothing a command may rewrite
+    assert argv[:5] == [os.path.realpath(sys.executable), "-I", "-S", "-c", LAUNCHER.read_text(encoding="utf-8")]
+    assert argv[5] == "landlock,pid,no-network"
+    assert argv[6] == str(tmp_path.resolve())
 
 
 @needs_a_layer

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from agentcli.sandbox.argv import LAUNCHER
+from agentcli.sandbox.argv import launcher_argv
 from agentcli.sandbox.layers import NONE, Layers
 
 SWITCH = "AGENTCLI_SANDBOX"
@@ -29,7 +29,7 @@ def probe() -> Layers:
     """Ask the launcher what works: the Landlock ABI, and which namespaces it can really enter and set up."""
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-S", str(LAUNCHER), "--probe"],
+            [*launcher_argv(), "--probe"],
             input="",  # not DEVNULL: some machines make /dev/null root-only, and that is no reason for "none"
             capture_output=True,
             text=True,
