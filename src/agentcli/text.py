@@ -108,3 +108,8 @@ def warn_line(message: str) -> None:
 
     sys.stderr.write(f"warning: {visible(message, one_line=True)}\n")
     sys.stderr.flush()
+
+
+CHARS_PER_TOKEN = 4.0
+"""Bytes per token before a server has said (English and code run at 3.5-4.5 with today's tokenizers): the one
+estimate of the context budget, of `tools list`'s schema sizes and of the MCP budget warning."""

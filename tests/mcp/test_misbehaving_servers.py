@@ -15,7 +15,6 @@ import agentcli.mcp
 import agentcli.mcp.manager
 from agentcli.agent import Agent
 from agentcli.config_file import McpServer
-from agentcli.engine import context
 from agentcli.events import ToolReturned
 from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.mcp.manager import McpServers
@@ -146,7 +145,6 @@ def test_tool_definitions_that_fill_the_window_are_one_warning(workspace: Path) 
         assert agent.run("go").status == "finished"
     assert len(warned) == 1 and warned[0].startswith("the MCP servers' tool definitions take ~")
     assert "of the model's 1,024-token window (h ~" in warned[0] and "tools = [...]" in warned[0]
-    assert agentcli.mcp.CHARS_PER_TOKEN == context.CHARS_PER_TOKEN
 
 
 def test_without_the_extra_one_line_says_how_to_install_it(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:

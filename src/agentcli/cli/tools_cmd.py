@@ -22,7 +22,7 @@ from agentcli.modes import ModeName
 from agentcli.text import json_text, visible, warn_line
 
 if TYPE_CHECKING:
-    from agentcli.tools.core.registry import Tool, ToolRegistry
+    from agentcli.tools.core.registry import ToolRegistry
 
 tools_app = typer.Typer(help="Inspect the tools the model can call.", no_args_is_help=True)
 
@@ -86,7 +86,7 @@ def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:
     for tool in tools:
         approval = "\n(asks for approval)" if tool.requires_approval else ""
         parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
-        size = f"\nschema ~{_tokens(tool):,} tokens"
+        size = f"\nschema ~{tool.schema_tokens():,} tokens"
         cells = (tool.name, visible(tool.description), visible(parameters), tool.source + size + approval)
         table.add_row(*(Text(cell) for cell in cells))  # a server's words are neither markup nor control codes
     console = Console()
@@ -94,21 +94,11 @@ def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:
     console.print(_sizes(tools), markup=False, highlight=False)
 
 
-CHARS_PER_TOKEN = 4.0
-"""engine/context.py's estimate before any usage is reported (a test keeps them equal): importing it would pull
-the adapters into `tools list`, 17 ms."""
-
-
-def _tokens(tool: Tool) -> int:
-    """The tokens its entry of the `tools` array costs on every request, estimated as the context budget does."""
-    return round(len(json_text(tool.openai_schema())) / CHARS_PER_TOKEN)
-
-
 def _sizes(tools: ToolRegistry) -> str:
     """What the schemas add to every request, in all and by source (MCP servers' tools are the usual bloat)."""
     by_source: dict[str, int] = {}
     for tool in tools:
-        by_source[tool.source] = by_source.get(tool.source, 0) + _tokens(tool)
+        by_source[tool.source] = by_source.get(tool.source, 0) + tool.schema_tokens()
     parts = ", ".join(f"{source or 'other'} ~{tokens:,}" for source, tokens in by_source.items())
     return f"  schemas: ~{sum(by_source.values()):,} tokens on every request ({parts})\n"
 
@@ -129,7 +119,7 @@ def _plain_table(tools: ToolRegistry) -> str:
         approval = " (asks for approval)" if tool.requires_approval else ""
         lines = _parameter_lines(tool.parameters)
         params = [f"    {visible(line, one_line=True)}" for line in lines] or ["    (no parameters)"]
-        where = f"[{tool.source} · schema ~{_tokens(tool):,} tokens]"
+        where = f"[{tool.source} · schema ~{tool.schema_tokens():,} tokens]"
         head = f"{tool.name}: {visible(tool.description, one_line=True)} {where}{approval}"
         blocks.append("\n".join([head, *params]))
     return "\n\n".join(blocks) + "\n\n" + _sizes(tools)

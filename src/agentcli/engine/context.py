@@ -26,6 +26,7 @@ from agentcli.adapters.base import View
 from agentcli.engine.summary import Summary, summary_block
 from agentcli.errors import LLMError
 from agentcli.llm.types import ChatRequest, Message
+from agentcli.text import CHARS_PER_TOKEN as CHARS_PER_TOKEN
 
 DEFAULT_WINDOW = 32_768
 COMPACT_AT = 0.8
@@ -36,8 +37,6 @@ MIN_KEEP = 256
 SUMMARIZE_FROM = 0.1
 """A new summary is asked for only when the turns it would replace take this share of the window (stubbed):
 fewer stay as they are, so a chat that keeps the window full does not pay a summary request every question."""
-CHARS_PER_TOKEN = 4.0
-"""Bytes per token before the server has said: English and code run at 3.5-4.5 with today's tokenizers."""
 
 KNOWN_WINDOWS: tuple[tuple[str, int], ...] = (
     ("gpt-4.1", 1_047_576),

@@ -25,8 +25,6 @@ INSTALL_HINT = "pip install 'agentcli[mcp]'"
 BUDGET_SHARE = 0.25
 """The share of the model's context window the MCP tools' schemas may take before a warning says so: they are
 re-sent with every request, and compaction cannot shrink them."""
-CHARS_PER_TOKEN = 4.0
-"""As the context budget estimates before the server has reported usage (engine/context.py; a test pins it)."""
 
 
 def sdk_installed() -> bool:
@@ -39,13 +37,11 @@ def sdk_installed() -> bool:
 
 def over_budget(registry: ToolRegistry, window: int) -> str | None:
     """A warning when the MCP tools' schemas take more than BUDGET_SHARE of `window` tokens, else None."""
-    import json
-
     sizes: dict[str, int] = {}
     for tool in registry:
         if tool.source.startswith("mcp "):
             name = tool.source.removeprefix("mcp ")
-            sizes[name] = sizes.get(name, 0) + round(len(json.dumps(tool.openai_schema())) / CHARS_PER_TOKEN)
+            sizes[name] = sizes.get(name, 0) + tool.schema_tokens()
     total = sum(sizes.values())
     if total <= BUDGET_SHARE * window:
         return None
@@ -74,7 +70,7 @@ def attach(
     started = McpServers(servers, warn=warn)
     registry.on_close(started.close)
     for tool in started.start():
-        if read_only and (tool.requires_approval or tool.name not in started.read_only):
+        if read_only and (tool.requires_approval or tool.may_change):
             continue
         if tool.name in registry:
             warn(f"MCP tool {tool.name} left out: another tool has that name")

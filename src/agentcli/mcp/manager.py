@@ -62,8 +62,6 @@ class McpServers:
         self._closed = False
         self.failures: dict[str, str] = {}
         """Servers that did not start, and why."""
-        self.read_only: set[str] = set()
-        """The tools whose server says they change nothing (`readOnlyHint`: a hint, believed of trusted servers)."""
 
     def start(self) -> list[Tool]:
         """Start every server at once, each within STARTUP_TIMEOUT; the tools of those that started."""
@@ -122,9 +120,7 @@ class McpServers:
     def _tool(self, connection: Connection, remote: Any, name: str) -> Tool:
         schema = parameters(remote.input_schema)
         hints = remote.annotations
-        read_only = hints is not None and bool(hints.read_only_hint)
-        if read_only:
-            self.read_only.add(name)
+        read_only = hints is not None and bool(hints.read_only_hint)  # a hint: it is all a client has to go on
         idempotent = read_only or (hints is not None and bool(hints.idempotent_hint))
 
         def call(**arguments: Any) -> str:

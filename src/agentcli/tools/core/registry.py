@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from agentcli.text import QUOTE_LIMIT, excerpt, quote
+from agentcli.text import CHARS_PER_TOKEN, QUOTE_LIMIT, excerpt, json_text, quote
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import ToolDefinitionError, ToolSpec, check_name, spec_of
 from agentcli.tools.core.describe import describe_parameters
@@ -136,6 +136,10 @@ class Tool:
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
         }
 
+    def schema_tokens(self) -> int:
+        """The tokens its entry of the `tools` array costs every request, estimated as the context budget does."""
+        return round(len(json_text(self.openai_schema())) / CHARS_PER_TOKEN)
+
 
 def _quote(raw: str) -> str:
     return quote(raw, RAW_QUOTE_LIMIT)
@@ -183,14 +187,14 @@ class ToolRegistry:
         return made
 
     def reading(self) -> ToolRegistry:
-        """The tools that change nothing (none that asks for approval), on the same context: a planning run's."""
+        """The tools that change nothing (see Tool.may_change), on the same context: a planning run's."""
         kept = ToolRegistry(context=self.context)
         kept._tools = {name: tool for name, tool in self._tools.items() if not tool.may_change}
         return kept
 
     def drop_changing(self) -> list[str]:
-        """Leave out every tool that asks for approval (they are the ones that change things: files, commands,
-        a user's side effects), for --read-only; the names left out."""
+        """Leave out every tool that may change things (Tool.may_change: files, commands, a user's side effects, an
+        MCP tool its server does not call read-only), for --read-only; the names left out."""
         dropped = [name for name, tool in self._tools.items() if tool.may_change]
         for name in dropped:
             del self._tools[name]
