@@ -18,7 +18,6 @@ from agentcli.engine.context import (
     choose_window,
     fit,
     request_bytes,
-    window_of,
 )
 from agentcli.engine.conversation import check_pairing
 from agentcli.engine.judge import Judge
@@ -32,9 +31,10 @@ from tests.support.long_chat import LongChatModel
 
 
 def test_the_window_is_the_one_given_else_a_known_models_else_the_default() -> None:
-    assert window_of("gpt-4o-mini", 9000) == 9000
-    assert window_of("gpt-4o-mini") == 128_000 and window_of("deepseek-chat") == 65_536
-    assert window_of("Qwen/qwen-plus-latest") == 131_072 and window_of("my-local-model") == DEFAULT_WINDOW
+    assert choose_window("gpt-4o-mini", 9000)[0] == 9000
+    assert choose_window("gpt-4o-mini")[0] == 128_000 and choose_window("deepseek-chat")[0] == 65_536
+    assert choose_window("Qwen/qwen-plus-latest")[0] == 131_072
+    assert choose_window("my-local-model")[0] == DEFAULT_WINDOW
     assert choose_window("gpt-4o", 9000, 4096) == (9000, "given")  # what the user says beats the server
     assert choose_window("gpt-4o", None, 4096) == (4096, "server")  # the server beats the table
     assert choose_window("gpt-4o") == (128_000, "table") and choose_window("x") == (DEFAULT_WINDOW, "default")

@@ -270,16 +270,3 @@ def test_what_happens_within_a_step_is_shown_and_the_step_goes_on() -> None:
     _, err = render("rich", events)
     assert err.index("compacted") < err.index("STREAMING OFF") < err.index("Reading the notes.")
     assert "→ read_file" in err and "Half a rep" not in err  # asked again whole: the part is not shown twice
-
-
-def test_a_renderer_kept_across_the_turns_of_a_chat_shows_the_headline_once() -> None:
-    turn: list[Event] = [
-        RunStarted("q", "native", "m", "api.example.com", session_id="3fa9c2d1"),
-        StepStarted(1, 15),
-        ModelTurnDecoded(1, "hi", []),
-        AnswerReady("hi"),
-        RunFinished("hi", "finished", Usage(), 1, 0.1),
-    ]
-    _, err = render("rich", turn + turn)
-    assert err.count("session 3fa9c2d1") == 1
-    assert err.count("finished · 1 step") == 2

@@ -64,11 +64,6 @@ NOTE = (
 )
 
 
-def window_of(model: str, given: int | None = None) -> int:
-    """The context window to plan for: the one given, else a well-known model's, else DEFAULT_WINDOW."""
-    return choose_window(model, given)[0]
-
-
 def choose_window(model: str, given: int | None = None, served: int | None = None) -> tuple[int, str]:
     """The window to plan for and where it came from: "given" (flag, environment, config file), "server"
     (what the server said it serves), "table" (a well-known model's), else "default"."""

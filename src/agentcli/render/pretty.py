@@ -36,7 +36,6 @@ class RichRenderer:
         self._out_file = out
         self._err = Console(file=err, highlight=False)
         self._live: Live | None = None
-        self._headline = ""
         self._step_open = False
         self._title = ""
         self._text = ""
@@ -52,9 +51,7 @@ class RichRenderer:
     def handle(self, event: ev.Event) -> None:
         match event:
             case ev.RunStarted() as started:
-                if shown.headline(started) != self._headline:  # a chat that keeps its renderer: once, not per turn
-                    self._headline = shown.headline(started)
-                    self._line(self._headline, style="dim")
+                self._line(shown.headline(started), style="dim")  # chat passes on only its first (HeaderOnce)
             case ev.StepStarted(step=step, max_steps=limit):
                 self._settle()
                 self._title = f"THINKING · step {step}/{limit}"
