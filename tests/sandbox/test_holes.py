@@ -34,6 +34,8 @@ STARTS_ITSELF = (
     "import subprocess, sys; assert sys.version_info >= (3, 11); "
     "subprocess.run([sys.executable, '-I', '-S', '-c', ''], check=True)"
 )
+READS_CHECKOUT = "import os, sys; open(sys.argv[1]).close(); os.listdir(sys.argv[2])"
+"""The harness runs this checkout's code: a clone in root's own temporary directory is out of the user's reach."""
 CANDIDATES = (sys.executable, os.path.realpath(sys.executable), "/usr/bin/python3", "/usr/local/bin/python3")
 
 
@@ -58,6 +60,9 @@ def harness_command(user: str) -> list[str]:
     python = python_for(AS_NOBODY)
     if python is None:
         pytest.skip("no Python interpreter the user nobody may start")
+    reads = [*AS_NOBODY, python, "-I", "-S", "-c", READS_CHECKOUT, str(HARNESS), str(SRC / "agentcli")]
+    if subprocess.run(reads, capture_output=True, check=False).returncode != 0:
+        pytest.skip("the user nobody cannot read this checkout (it lies under a directory only root may enter)")
     return [*AS_NOBODY, python]
 
 
