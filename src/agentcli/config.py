@@ -19,6 +19,11 @@ from agentcli.modes import MODES, ModeName
 if TYPE_CHECKING:
     from agentcli.config_file import ConfigFile
 
+EXAMPLES_HINT = (
+    "Working settings for OpenAI, DeepSeek and local servers: `agent config show --example`, or .env.example "
+    "in the source repository."
+)
+"""Where examples are, for an installed user too (the contract names .env.example; a pip install has none)."""
 CONFIG_HINT = "`agent config path` shows where the config file goes, `agent config show` what is set and from where"
 
 
@@ -29,11 +34,12 @@ def missing_model_message(*, key_missing: bool) -> str:
         return (
             "No model and no API key are configured. Set LLM_MODEL_NAME and LLM_API_KEY (environment or a .env "
             "file here), pass --model and --api-key, or put model (and api_key_env, the name of the variable "
-            f"holding the key) in the config file; {CONFIG_HINT}. A local server needs its --base-url instead of a key."
+            f"holding the key) in the config file; {CONFIG_HINT}. A local server needs its --base-url (LLM_BASE_URL) "
+            f"instead of a key. {EXAMPLES_HINT}"
         )
     return (
         "No model is configured. Set LLM_MODEL_NAME (environment or a .env file here), pass --model, or put "
-        f'model = "..." in the config file; {CONFIG_HINT}.'
+        f'model = "..." in the config file; {CONFIG_HINT}. {EXAMPLES_HINT}'
     )
 
 
