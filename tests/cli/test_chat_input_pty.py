@@ -6,50 +6,25 @@ Only the paste needs a terminal (readline's bracketed paste); the rest of chat i
 
 from __future__ import annotations
 
-import codecs
-import os
-import select
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import agent_env
-from tests.cli.test_approval_pty import Pty
 from tests.support.scripted_server import ScriptedServer, text
+from tests.support.terminal import Pty
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 
 
-class Terminal(Pty):
-    """Pty, decoding across reads: a character of several bytes (› …) may arrive in two reads."""
-
-    def __init__(self, args: list[str], cwd: Path, env: dict[str, str]) -> None:
-        super().__init__(args, cwd, env)
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def _read(self, deadline: float) -> bool:
-        ready, _, _ = select.select([self.master], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            return False
-        try:
-            chunk = os.read(self.master, 65536)
-        except OSError:  # EIO: every process holding the terminal has gone
-            return False
-        self.shown += self._decoder.decode(chunk)
-        return bool(chunk)
-
-
 def test_a_pasted_block_is_one_question_and_a_backslash_goes_on(
     scripted_server: ScriptedServer, workspace: Path
 ) -> None:
     scripted_server.script = [text("pasted answer"), text("typed answer")]
-    terminal = Terminal(
-        ["chat", "--no-judge", "--output", "plain"], workspace, agent_env(scripted_server, TERM="xterm")
-    )
+    terminal = Pty(["chat", "--no-judge", "--output", "plain"], workspace, agent_env(scripted_server, TERM="xterm"))
     # a terminal marks a paste only when the program asks for it (CPython's readline does not ask)
     assert "\x1b[?2004h" in terminal.read_until("agent› ")
     # a terminal sends a pasted line break as CR, the key Enter sends too: bracketed, they stay in the question

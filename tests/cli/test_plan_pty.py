@@ -8,15 +8,14 @@ in-process in test_plan_edit.py.
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from agentcli.cli.planning import QUESTION
 from tests.cli.conftest import agent_env
-from tests.cli.test_approval_pty import BOUND, Pty
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
+from tests.support.terminal import Pty
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
@@ -36,14 +35,6 @@ else:
     assert original.startswith("# problem: 2 steps are in progress"), original
     plan.write_text("# mine now\\n[ ] 1. read notes.txt\\n[ ] 2. add the numbers\\n", encoding="utf-8")
 """
-
-
-def shown_again(terminal: Pty, marker: str, *, times: int) -> None:
-    """Read until `marker` has been shown `times` times."""
-    deadline = time.monotonic() + BOUND
-    while terminal.shown.count(marker) < times:
-        if not terminal._read(deadline):
-            raise AssertionError(f"{marker!r} was not shown {times} times; the terminal shows:\n{terminal.shown}")
 
 
 def test_e_edits_the_plan_in_the_editor_and_y_starts_the_work_from_it(
@@ -69,7 +60,7 @@ def test_e_edits_the_plan_in_the_editor_and_y_starts_the_work_from_it(
     terminal.type("y\r")
     shown = terminal.read_until("as you edited it")
     assert "[ ] 2. add the numbers" in shown
-    shown_again(terminal, QUESTION, times=2)  # asked again about the edited plan (a y typed earlier is dropped)
+    terminal.read_until(QUESTION, times=2)  # asked again about the edited plan (a y typed earlier is dropped)
     terminal.type("y\r")
     assert terminal.finish() == 0, terminal.shown
     assert (tmp_path / "edits").read_text() == "2"

@@ -11,16 +11,11 @@ After a reviewed change of what is shown: `UPDATE_SNAPSHOTS=1 python -m pytest t
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import re
-import select
-import struct
 import subprocess
 import sys
-import termios
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -29,14 +24,13 @@ import pytest
 from tests.cli.conftest import agent_env
 from tests.support.processes import start_agent
 from tests.support.scripted_server import Reply, ScriptedServer, chunk_json, error, judge_pass, text, tool_calls
+from tests.support.terminal import BOUND, Pty
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 pyte = pytest.importorskip("pyte")
 
 SCREENS = Path(__file__).with_name("screens")
 SAMPLE = Path(__file__).parents[1] / "tools" / "user_tools" / "sample.py"
-ROWS = 60  # tall enough that nothing of these runs scrolls off the screen
-BOUND = 30.0  # seconds: a bound against hangs, far above any real cost
 
 ANSWER = (
     "The product is **42**.\n\n"
@@ -46,48 +40,13 @@ ANSWER = (
 )
 
 
-class Terminal:
-    """`agent ARGS` on a pseudo-terminal of `columns` x ROWS: type into it, read everything it shows."""
-
-    def __init__(self, args: Sequence[str], *, columns: int, cwd: Path, env: dict[str, str]) -> None:
-        self.master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, columns, 0, 0))
-        self.process = start_agent(args, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, terminal=True)
-        os.close(slave)
-        self.columns = columns
-        self.received = b""
-
-    def wait_for(self, marker: str, times: int = 1) -> None:
-        """Read until `marker` has been shown `times` times in all."""
-        deadline = time.monotonic() + BOUND
-        while self.received.count(marker.encode()) < times:
-            if not self._read(deadline):
-                raise AssertionError(f"{marker!r} never appeared; the terminal got:\n{self.received!r}")
-
-    def type(self, keys: str) -> None:
-        os.write(self.master, keys.encode())
-
-    def screen(self) -> str:
-        """Read to the end of the run and return the screen it left, normalised."""
-        deadline = time.monotonic() + BOUND
-        while self._read(deadline):
-            pass
-        self.process.wait(timeout=BOUND)
-        os.close(self.master)
-        screen = pyte.Screen(self.columns, ROWS)
-        pyte.ByteStream(screen).feed(self.received)
-        return normalised(screen.display)
-
-    def _read(self, deadline: float) -> bool:
-        ready, _, _ = select.select([self.master], [], [], max(0.0, deadline - time.monotonic()))
-        if not ready:
-            return False
-        try:
-            chunk = os.read(self.master, 65536)
-        except OSError:  # EIO: every process holding the terminal has gone
-            return False
-        self.received += chunk
-        return bool(chunk)
+def screen_of(terminal: Pty) -> str:
+    """Read to the end of the run and return the screen it left, normalised."""
+    terminal.finish()
+    assert terminal.columns is not None
+    screen = pyte.Screen(terminal.columns, terminal.rows)
+    pyte.ByteStream(screen).feed(terminal.received)
+    return normalised(screen.display)
 
 
 VARYING = [
@@ -141,10 +100,10 @@ def test_ask_with_tools(scripted_server: ScriptedServer, workspace: Path, column
         text(ANSWER),
         judge_pass(),
     ]
-    terminal = Terminal(
+    terminal = Pty(
         ["ask", "multiply the numbers in notes.txt"], columns=columns, cwd=workspace, env=environment(scripted_server)
     )
-    screen = terminal.screen()
+    screen = screen_of(terminal)
     assert terminal.process.returncode == 0, screen
     assert screen.count("The product is **42**.") == 1  # the answer once, not again in a THINKING panel
     check(f"ask_with_tools_{columns}", screen)
@@ -160,11 +119,11 @@ def test_approval_prompts_answered_yes_no_and_ctrl_c(scripted_server: ScriptedSe
         text("never asked"),
     ]
     args = ["ask", "append to log.txt", "--no-judge", "--tools", str(SAMPLE)]
-    terminal = Terminal(args, columns=80, cwd=workspace, env=environment(scripted_server))
+    terminal = Pty(args, columns=80, cwd=workspace, env=environment(scripted_server))
     for keys in ("y\r", "n\r", "\x03"):
-        terminal.wait_for("[y/N/a] ", times=("y\r", "n\r", "\x03").index(keys) + 1)
+        terminal.read_until("[y/N/a] ", times=("y\r", "n\r", "\x03").index(keys) + 1)
         terminal.type(keys)
-    screen = terminal.screen()
+    screen = screen_of(terminal)
     assert terminal.process.returncode == 130, screen
     assert screen.count("did not approve") == 1  # the refusal once
     assert "The user did not approve this call." in json.dumps(scripted_server.requests[-1])
@@ -179,17 +138,17 @@ def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, worksp
         stalled("Let me think about this for a while, step by step, and then some more."),
         error(400, "this model does not exist here"),
     ]
-    terminal = Terminal(["chat", "--no-judge"], columns=120, cwd=workspace, env=environment(scripted_server))
-    terminal.wait_for("› ")
+    terminal = Pty(["chat", "--no-judge"], columns=120, cwd=workspace, env=environment(scripted_server))
+    terminal.read_until("› ")
     terminal.type("think hard\r")
-    terminal.wait_for("then some more.")
+    terminal.read_until("then some more.")
     terminal.type("\x03")
-    terminal.wait_for("› ", times=2)
+    terminal.read_until("› ", times=2)
     terminal.type("and now?\r")
-    terminal.wait_for("FAILED")
-    terminal.wait_for("› ", times=3)
+    terminal.read_until("FAILED")
+    terminal.read_until("› ", times=3)
     terminal.type("/exit\r")
-    screen = terminal.screen()
+    screen = screen_of(terminal)
     assert screen.count("THINKING · step 1") == 1, screen
     check("chat_ctrl_c_120", screen)
 
