@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -113,3 +114,24 @@ JSON = st.recursive(
 def test_any_json_gives_a_plausible_window_or_none(answer: object) -> None:
     for found in (window_in_models(answer, "test-model"), window_in_props(answer)):
         assert found is None or (isinstance(found, int) and 256 <= found <= 100_000_000)
+
+
+def test_asking_shares_the_certificate_store_of_the_chat_client(
+    scripted_server: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Loading the CA bundle costs ~30 ms of CPU: once per process, not once more per run's probe.
+    from agentcli.llm.bounds import bounded_http_client
+
+    loads: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(context: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loads.append(context)
+        real(context, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    bounded_http_client().close()
+    served_window(scripted_server.base_url, "test-model")
+    window.forget()
+    served_window(scripted_server.base_url, "test-model")
+    assert len(loads) <= 1  # none if this process loaded it already

@@ -29,10 +29,8 @@ of one request; the variable is set only by `reply_deadline`, around the SDK cal
 from __future__ import annotations
 
 import contextlib
-import functools
 import re
 import socket
-import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -42,6 +40,7 @@ from typing import Any, cast
 import httpx2
 
 from agentcli.errors import ReplyDeadlineError, ReplyTooLargeError
+from agentcli.llm.tls import tls_context
 
 MAX_REPLY_CHARS = 8_000_000
 """Text plus tool arguments of one reply, in characters (so at least that many bytes): 8 MB."""
@@ -181,14 +180,5 @@ def bounded_http_client() -> httpx2.Client:
                 self.close()
 
     # No timeout here: the transport sets each request's socket timeouts from its reply_deadline.
-    client: httpx2.Client = _Client(timeout=None, verify=_tls_context())
+    client: httpx2.Client = _Client(timeout=None, verify=tls_context())
     return client
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """The certificate store, loaded once per process: loading it costs ~35 ms of CPU, and a chat, a resume
-    or a test suite makes many clients. httpx's own function, so SSL_CERT_FILE and friends still count."""
-    import httpx2
-
-    return httpx2.create_ssl_context()

@@ -74,10 +74,12 @@ def window_in_props(props: Any) -> int | None:
 def _ask(base_url: str, model: str, api_key: str, timeout: float) -> int | None:
     import httpx2
 
+    from agentcli.llm.tls import tls_context
+
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     deadline = time.monotonic() + timeout  # for both questions together: a run must not wait on them
     try:
-        with httpx2.Client(timeout=timeout, headers=headers, follow_redirects=False) as http:
+        with httpx2.Client(timeout=timeout, headers=headers, follow_redirects=False, verify=tls_context()) as http:
             listing = _get_json(http, f"{base_url}/models", deadline)
             size = window_in_models(listing, model)
             if size is None and looks_like_llama_cpp(listing):
