@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import re
@@ -75,8 +76,19 @@ def context_parameters(func: Callable[..., object], name: str) -> tuple[str, ...
 
 
 def arguments_model(func: Callable[..., object], name: str) -> type[BaseModel]:
-    """Build the arguments model of `func`: one field per parameter (context ones left out), `Annotated[...,
-    Field(...)]` kept, descriptions from the docstring's `Args:` where a Field gives none."""
+    """The arguments model of `func`: one field per parameter (context ones left out), `Annotated[...,
+    Field(...)]` kept, descriptions from the docstring's `Args:` where a Field gives none.
+
+    Built once per function and name: every run makes its registry afresh, and Pydantic takes ~2 ms a model.
+    """
+    try:
+        hash(func)
+    except TypeError:  # a callable object that cannot be a key
+        return _build_arguments_model(func, name)
+    return _cached_arguments_model(func, name)
+
+
+def _build_arguments_model(func: Callable[..., object], name: str) -> type[BaseModel]:
     hints = _hints(func, name)
     docs = parameter_docs(func)
     fields: dict[str, Any] = {}
@@ -98,6 +110,9 @@ def arguments_model(func: Callable[..., object], name: str) -> type[BaseModel]:
         return _model(title, fields)
     except Exception as exc:
         raise _locate(name, fields, exc) from None
+
+
+_cached_arguments_model = functools.lru_cache(maxsize=512)(_build_arguments_model)
 
 
 def _model(title: str, fields: dict[str, Any]) -> type[BaseModel]:
