@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from agentcli.cli.app import app
 from agentcli.config_file import McpServer
-from tests.mcp.helpers import config_text, hostile_block, time_block
+from tests.mcp.helpers import config_text, hostile_block
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 
 RUNNER = CliRunner()
@@ -35,16 +35,16 @@ def configure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Configure:
 
 
 def test_mcp_list_shows_each_server_whether_it_started_and_its_tools(configure: Configure) -> None:
-    configure({"time": time_block(trust=True), "gone": McpServer(command="no-such-mcp-server")})
+    configure({"h": hostile_block(trust=True), "gone": McpServer(command="no-such-mcp-server")})
     done = RUNNER.invoke(app, ["mcp", "list"])
     assert done.exit_code == 1, done.output  # one did not start
-    assert "time  (stdio: " in done.stdout and "trusted: calls run without asking" in done.stdout
-    assert "  started · 2 tools\n    time__get_current_time: Get current time in a specific timezone" in done.stdout
+    assert f"h  (stdio: {sys.executable} " in done.stdout and "trusted: calls run without asking" in done.stdout
+    assert "  started · 8 tools\n    h__env: Report the environment.\n" in done.stdout
     assert "gone  (stdio: no-such-mcp-server; calls ask for approval; timeout 60 s)" in done.stdout
     assert "  did not start: the command 'no-such-mcp-server' was not found" in done.stdout
     listed = json.loads(RUNNER.invoke(app, ["mcp", "list", "--json"]).stdout)
     assert [(entry["name"], entry["started"], len(entry["tools"])) for entry in listed] == [
-        ("time", True, 2),
+        ("h", True, 8),
         ("gone", False, 0),
     ]
 
@@ -72,12 +72,12 @@ def test_tools_list_shows_mcp_tools_their_source_and_schema_size(configure: Conf
 
 
 def test_read_only_keeps_only_trusted_tools_their_server_calls_read_only(configure: Configure) -> None:
-    configure({"time": time_block(trust=True), "h": hostile_block(trust=True), "u": hostile_block(tools=["env"])})
+    configure({"h": hostile_block(trust=True), "u": hostile_block(tools=["env", "clock"])})
     done = RUNNER.invoke(app, ["tools", "list", "--json", "--read-only"])
     assert done.exit_code == 0, done.output
     names = [entry["function"]["name"] for entry in json.loads(done.stdout)]
-    assert "time__get_current_time" in names and "time__convert_time" in names  # readOnlyHint, trusted
-    assert not [name for name in names if name.startswith(("h__", "u__"))]  # no hint / not trusted
+    # Only h__clock: marked read-only and trusted. Not h's others (no hint), nor u__clock (not trusted).
+    assert [name for name in names if name.startswith(("h__", "u__"))] == ["h__clock"]
 
 
 @pytest.mark.parametrize("yes", [False, True])

@@ -138,7 +138,7 @@ def test_servers_that_cannot_start_cost_one_line_each_and_the_run_goes_on(
 
 def test_tool_definitions_that_fill_the_window_are_one_warning(workspace: Path) -> None:
     warned: list[str] = []
-    settings = agent_settings(workspace, context_window=1024)  # the hostile server's 7 tools: ~400 tokens
+    settings = agent_settings(workspace, context_window=1024)  # the hostile server's 8 tools: ~385 tokens
     with Agent(
         settings, client=ScriptedClient([text("done")]), mcp={"h": hostile_block()}, warn=warned.append
     ) as agent:

@@ -7,7 +7,8 @@
 --child: starts a `sleep` of its own (a server's helper process: it must not outlive the agent either).
 With --pid-file, a call of `hang` creates PATH.hang as it arrives.
 Tools: env (its environment as JSON), hang (never answers), die (exits mid-call), huge (10 MB of text),
-flood (40 MB on stderr, then "flooded"), media (text, an image and a blob resource), shapes (a nested schema).
+flood (40 MB on stderr, then "flooded"), media (text, an image and a blob resource), shapes (a nested schema),
+clock (marked read-only, as mcp-server-time's tools are).
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ TOOLS = [
         ("media", "Return an image and a resource.", {"type": "object"}),
         ("shapes", "Take a nested argument.", SHAPES),
     ]
+] + [
+    {
+        "name": "clock",
+        "description": "Tell the time.",
+        "inputSchema": {"type": "object", "properties": {}},
+        "annotations": {"readOnlyHint": True},
+    }
 ]
 
 
@@ -87,6 +95,8 @@ def call(name: str, arguments: dict[str, object]) -> dict[str, object] | None:
         }
     if name == "shapes":
         return text(json.dumps(arguments, sort_keys=True))
+    if name == "clock":
+        return text("12:00")
     return {"content": [{"type": "text", "text": f"no tool {name}"}], "isError": True}
 
 
