@@ -110,8 +110,10 @@ def test_ask_with_tools(scripted_server: ScriptedServer, workspace: Path, column
 
 
 def test_approval_prompts_answered_yes_no_and_ctrl_c(scripted_server: ScriptedServer, workspace: Path) -> None:
-    # Three prompts: `y` runs the call; `n` refuses one whose arguments are long (cut as in the TOOL panel,
-    # the refusal reported once); Ctrl-C at the third interrupts, and what it prints starts on a line of its own.
+    # Three prompts: `y` typed into the terminal runs the call; `n` refuses one whose arguments are long (cut as in
+    # the TOOL panel, the refusal reported once); Ctrl-C at the third is a real SIGINT from the terminal driver
+    # (agent is a session leader on the pty), it interrupts, and what it prints starts on a line of its own.
+    # What the answers mean (y, yes, n, an empty line, end of input) is tested in-process in test_approval.py.
     scripted_server.script = [
         tool_calls(("append_line", {"path": "log.txt", "line": "hello"})),
         tool_calls(("append_line", {"path": "log.txt", "line": "x" * 3000})),
@@ -122,9 +124,13 @@ def test_approval_prompts_answered_yes_no_and_ctrl_c(scripted_server: ScriptedSe
     terminal = Pty(args, columns=80, cwd=workspace, env=environment(scripted_server))
     for keys in ("y\r", "n\r", "\x03"):
         terminal.read_until("[y/N/a] ", times=("y\r", "n\r", "\x03").index(keys) + 1)
+        if keys == "n\r":
+            assert (workspace / "log.txt").read_text(encoding="utf-8") == "hello\n"  # ran once allowed
         terminal.type(keys)
     screen = screen_of(terminal)
     assert terminal.process.returncode == 130, screen
+    assert (workspace / "log.txt").read_text(encoding="utf-8") == "hello\n"  # neither the refused nor the last
+    assert len(scripted_server.requests) == 3  # nothing more was asked of the model after Ctrl-C
     assert screen.count("did not approve") == 1  # the refusal once
     assert "The user did not approve this call." in json.dumps(scripted_server.requests[-1])
     assert "[y/N/a] ^C\n" in screen  # nothing more on the prompt's line
@@ -132,8 +138,9 @@ def test_approval_prompts_answered_yes_no_and_ctrl_c(scripted_server: ScriptedSe
 
 
 def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, workspace: Path) -> None:
-    # Ctrl-C while an answer streams: the turn is cancelled, the partial text stays in one panel (no stale
-    # border from the live region). Then a question the server refuses: FAILED, with no empty panel before it.
+    # Ctrl-C while an answer streams: the turn is cancelled, not the session, and the partial text stays in one
+    # panel (no stale border from the live region). Then a question the server refuses: FAILED, with no empty
+    # panel before it. /exit ends the session as usual.
     scripted_server.script = [
         stalled("Let me think about this for a while, step by step, and then some more."),
         error(400, "this model does not exist here"),
@@ -149,6 +156,9 @@ def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, worksp
     terminal.read_until("› ", times=3)
     terminal.type("/exit\r")
     screen = screen_of(terminal)
+    assert terminal.process.returncode == 0, screen
+    # The cancelled turn left nothing behind: the next question's request starts afresh.
+    assert [m["content"] for m in scripted_server.requests[1]["messages"][1:]] == ["and now?"]
     assert screen.count("THINKING · step 1") == 1, screen
     check("chat_ctrl_c_120", screen)
 
