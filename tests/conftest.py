@@ -42,7 +42,10 @@ pytest_plugins = ["pytester"]  # test_scripted_server.py runs a test to see the 
 # No deadline anywhere: Hypothesis's per-example deadline (200 ms) is a timing assertion, and on a machine shared
 # by several busy sessions a cheap example takes longer now and then (it failed the suite that way). A hang is
 # still caught: the tests that could hang have bounds of their own.
+# No test asks for more than Hypothesis's default of 100 examples: the suite's CPU is a budget (issue 16). A longer
+# search is one flag away: `--hypothesis-profile=thorough` (tests that set no count of their own run 1,000).
 settings.register_profile("agentcli", deadline=None, print_blob=True)
+settings.register_profile("thorough", settings.get_profile("agentcli"), max_examples=1000)
 settings.load_profile("agentcli")
 
 CLEARED_PREFIXES = ("LLM_", "OPENAI_")

@@ -359,7 +359,7 @@ hostile_expressions = st.recursive(_number | _hostile, _grow_hostile, max_leaves
 garbage = st.text(max_size=200) | st.text(alphabet="0123456789.+-*/%()^ ejx,_", max_size=200)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(valid_expressions | hostile_expressions | garbage)
 def test_anything_gives_a_number_or_a_calculator_error(expr: str) -> None:
     try:

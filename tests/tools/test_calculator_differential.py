@@ -18,7 +18,7 @@ from agentcli.tools.calculator.tool import CalculatorError
 from tests.support.python_arithmetic import check_against_python, expressions
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions)
 @example("2.0**53")
 @example("10**3999*9")

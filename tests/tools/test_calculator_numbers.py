@@ -37,7 +37,7 @@ def test_format_number(value: int | float, expected: str) -> None:
     assert format_number(value) == expected
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 @example(2.0**53)
 @example(4503599627370497.0)
@@ -131,7 +131,7 @@ _power_leaf = st.tuples(st.integers(0, 10**4), st.integers(0, 4)).map(lambda t: 
 integer_expressions = st.recursive(_int_leaf | _power_leaf, _combine, max_leaves=25)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(integer_expressions)
 def test_integer_expressions_are_exact(pair: Pair) -> None:
     text, expected = pair

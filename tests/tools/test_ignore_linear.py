@@ -75,7 +75,7 @@ def ignored_by_line(line: str, rel: str, is_dir: bool) -> bool | None:
         return compile_rules([line]).decide(rel, is_dir)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(glob=long_text(GLOB_ATOMS, MAX_GLOB_CHARS), rel=long_text(PATH_ATOMS, 4096))
 @example(glob="*?" * 12 + "x", rel="a" * 43)
 @example(glob=BACKTRACKER, rel="a" * 43)
@@ -112,7 +112,7 @@ def python_re_reference(lines: list[str], rel: str, is_dir: bool) -> bool | None
     return decided
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(lines=st.lists(SMALL_LINE.map("".join), min_size=1, max_size=6), parts=SMALL_PATH, is_dir=st.booleans())
 def test_small_cases_agree_with_pythons_re(lines: list[str], parts: list[str], is_dir: bool) -> None:
     rel = "".join(parts)

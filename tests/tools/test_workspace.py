@@ -178,7 +178,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(parts=st.lists(PARTS | st.text(max_size=8), max_size=8), absolute=st.booleans())
 def test_resolve_never_returns_a_path_outside_the_root(tree: Path, parts: list[str], absolute: bool) -> None:
     ws = Workspace(tree / "ws")
