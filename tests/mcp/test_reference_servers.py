@@ -23,10 +23,6 @@ from agentcli.tools.core.registry import Tool
 from tests.mcp.helpers import GIT_SERVER, time_block
 from tests.support.agents import agent_settings
 
-# One worker runs the whole module: its module fixture starts real processes (~2 s of CPU), and tests of one
-# module spread over the workers would start them in each.
-pytestmark = pytest.mark.xdist_group("mcp-reference-servers")
-
 PARIS = {"timezone": "Europe/Paris"}
 
 

@@ -21,10 +21,6 @@ import pytest
 
 import agentcli
 
-# One worker runs the whole module: its module fixture starts real processes (~2 s of CPU), and tests of one
-# module spread over the workers would start them in each.
-pytestmark = pytest.mark.xdist_group("sandbox-harness")
-
 HARNESS = Path(__file__).with_name("harness.py")
 SRC = Path(agentcli.__file__).resolve().parents[1]
 SECRET = "s3cr3t-from-the-agent-environment"
