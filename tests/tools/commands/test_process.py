@@ -17,9 +17,11 @@ from agentcli.tools.core.progress import Progress
 from tests.tools.commands.conftest import gone, run_command, running, sleeper
 
 
-def finished(argv: list[str], cwd: Path, reports: list[Progress] | None = None) -> process.Outcome:
+def finished(
+    argv: list[str], cwd: Path, reports: list[Progress] | None = None, report_every: float = process.REPORT_EVERY_S
+) -> process.Outcome:
     """Run `argv` (no sandbox) to its end; its reports go to `reports`."""
-    running = process.run(argv, cwd=cwd, env=scrubbed(), timeout=60, note="sandbox: none")
+    running = process.run(argv, cwd=cwd, env=scrubbed(), timeout=60, note="sandbox: none", report_every=report_every)
     while True:
         try:
             report = next(running)
@@ -130,9 +132,9 @@ def test_invalid_utf8_and_control_characters_reach_the_model_as_text(tmp_path: P
 
 
 def test_progress_is_reported_at_the_start_and_while_it_runs(tmp_path: Path) -> None:
-    argv = ["/bin/sh", "-c", "echo first; sleep 2.5; echo second"]
+    argv = ["/bin/sh", "-c", "echo first; sleep 1; echo second"]
     reports: list[Progress] = []
-    outcome = finished(argv, tmp_path, reports)
+    outcome = finished(argv, tmp_path, reports, report_every=0.1)
     assert reports[0] == Progress(0.0, note="sandbox: none")
     assert any(report.tail == ("first",) for report in reports[1:])  # a report came while it slept
     assert outcome.exit_code == 0 and outcome.output.text() == "first\nsecond\n"

@@ -8,9 +8,10 @@ without waiting. The shell is not reaped until its group has been killed: a zomb
 group id from being reused by an unrelated process between the two. With the sandbox's PID namespace every
 descendant dies with it anyway; without it, a child that left the group (`setsid`) is beyond reach.
 
-A generator: it yields Progress (at the start, then about every REPORT_EVERY_S) and returns the Outcome. Ctrl-C
-while it runs kills the group and raises CommandInterrupted carrying the Outcome; so does a close (Ctrl-C came
-while a report was being shown, and the run was closed): `close()` raises it, so the caller can keep the result.
+A generator: it yields Progress (at the start, then every `report_every` seconds) and returns the Outcome.
+Ctrl-C while it runs kills the group and raises CommandInterrupted carrying the Outcome; so does a close (Ctrl-C
+came while a report was being shown, and the run was closed): `close()` raises it, so the caller can keep the
+result.
 """
 
 from __future__ import annotations
@@ -59,7 +60,13 @@ class CommandInterrupted(KeyboardInterrupt):
 
 
 def run(
-    argv: Sequence[str], *, cwd: Path, env: dict[str, str], timeout: float, note: str = ""
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    note: str = "",
+    report_every: float = REPORT_EVERY_S,
 ) -> Generator[Progress, None, Outcome]:
     """Run `argv` in `cwd` with exactly `env`; see the module docstring."""
     started = time.monotonic()
@@ -80,7 +87,7 @@ def run(
     killed, settled = "", False
     try:
         yield Progress(0.0, note=note)
-        deadline, report = started + timeout, started + REPORT_EVERY_S
+        deadline, report = started + timeout, started + report_every
         exited_at: float | None = None
         pipe_open = True
         while True:
@@ -94,7 +101,7 @@ def run(
                 break
             if now >= report:
                 yield Progress(now - started, output.last_lines(), output.lines, output.bytes, note)
-                report = time.monotonic() + REPORT_EVERY_S
+                report = time.monotonic() + report_every
             until = min(deadline, report, exited_at + LINGER_S if exited_at is not None else deadline)
             watched = ([pipe] if pipe_open else []) + ([exited] if exited is not None and exited_at is None else [])
             seconds = max(until - time.monotonic(), 0.0)
