@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import os
 import signal
@@ -50,6 +51,18 @@ settings.register_profile("thorough", settings.get_profile("agentcli"), max_exam
 settings.load_profile("agentcli")
 
 CLEARED_PREFIXES = ("LLM_", "OPENAI_")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files holding a test marked `slow` first, then the others by their number of tests, most first.
+
+    Each file runs whole on one worker (--dist=loadfile, --no-loadscope-reorder), in this order: a slow file handed
+    out last would leave the other worker idle while it runs (10-15 s with two CPU burners). Longest first is
+    the classic rule for keeping parallel workers evenly busy; the marks say which files are long.
+    """
+    per_file = collections.Counter(item.path for item in items)
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: (item.path not in slow, -per_file[item.path]))  # stable: files stay whole
 
 
 def fresh_dir(factory: pytest.TempPathFactory, prefix: str) -> Path:

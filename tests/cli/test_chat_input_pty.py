@@ -15,7 +15,8 @@ from tests.cli.conftest import agent_env
 from tests.support.scripted_server import ScriptedServer, text
 from tests.support.terminal import Pty
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+# slow (a real agent process on a pty): scheduled first, see tests/conftest.py
+pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX"), pytest.mark.slow]
 
 PASTE_START, PASTE_END = "\x1b[200~", "\x1b[201~"
 

@@ -23,6 +23,9 @@ from tests.cli.conftest import agent_env
 from tests.support.processes import start_agent
 from tests.support.scripted_server import ScriptedServer, text
 
+# slow (real agent processes): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
+
 BIG_ANSWER = "x" * 600_000  # far more than a pipe holds (64 kB)
 HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
 

@@ -17,7 +17,8 @@ from tests.cli.conftest import agent_env
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 from tests.support.terminal import Pty
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+# slow (a real agent process on a pty): scheduled first, see tests/conftest.py
+pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX"), pytest.mark.slow]
 
 # The editor: its first edit leaves two steps in progress (refused), its second a plan of its own.
 EDITOR = """\

@@ -26,7 +26,8 @@ from tests.support.processes import start_agent
 from tests.support.scripted_server import Reply, ScriptedServer, chunk_json, error, judge_pass, text, tool_calls
 from tests.support.terminal import BOUND, Pty
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
+# slow (real agent processes on a pty): scheduled first, see tests/conftest.py
+pytestmark = [pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX"), pytest.mark.slow]
 pyte = pytest.importorskip("pyte")
 
 SCREENS = Path(__file__).with_name("screens")

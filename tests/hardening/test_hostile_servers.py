@@ -35,6 +35,9 @@ from tests.support.scripted_server import (
     trickle,
 )
 
+# slow (hostile servers, their waits and a real process): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
+
 RUN_LIMIT = 60.0
 """Seconds after which a run counts as hung: far above any real cost, so never a timing assertion."""
 PEAK_RSS_LIMIT_MB = 300

@@ -15,6 +15,9 @@ from agentcli.config_file import McpServer
 from agentcli.mcp.manager import McpServers
 from agentcli.tools.core.registry import ToolRegistry
 
+# slow (a real MCP server over HTTP): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
+
 SERVER = Path(__file__).with_name("servers") / "http_server.py"
 
 

@@ -22,6 +22,9 @@ from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
 from tests.mcp.helpers import alive, hostile_block, time_block
 from tests.support.agents import agent_settings
 
+# slow (server processes and their timeouts): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
+
 USER_SECRETS = {
     "LLM_API_KEY": "sk-llm",
     "OPENAI_API_KEY": "sk-openai",

@@ -16,6 +16,9 @@ from tests.mcp.helpers import alive, config_text, hostile_block
 from tests.support.processes import start_agent
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 
+# slow (real agent and server processes): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
+
 BOUND = 60.0
 """Seconds any wait here may take before the test fails (it never waits for a fixed time)."""
 

@@ -7,9 +7,14 @@ import sqlite3
 import threading
 from typing import Any
 
+import pytest
+
 from agentcli.store.db import Store
 from tests.store.conftest import HANG_S, Task
 from tests.support.scripted_server import Reply, text, tool_calls
+
+# slow (real agent processes): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
 
 AGENTS = 2
 """Two writers are what SQLite's locks are about: the barrier below makes their saving overlap for sure. Each

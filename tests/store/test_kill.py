@@ -23,12 +23,16 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
 from agentcli.store.db import Store
 from tests.store.conftest import ANSWER, FILES, REQUESTS, TASK, Task
 from tests.support.scripted_server import find_problem
+
+# slow (real agent processes, killed and resumed): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
 
 RUNNER = CliRunner()
 ASK = ["ask", TASK, "--max-steps", "30"]

@@ -31,6 +31,9 @@ from agentcli.tools.files.search_text import make_search_text
 from agentcli.tools.files.walk import RUN_FILES, Walk
 from agentcli.tools.files.workspace import Workspace
 
+# slow (pathological patterns against the clock): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
+
 HANG_SECONDS = 5.0
 """Far above what any linear match of these sizes takes; only a pattern that backtracks gets near it."""
 

@@ -18,7 +18,8 @@ from agentcli.tools.files.walk import shown_path
 from agentcli.tools.files.workspace import Workspace
 
 GIT = shutil.which("git")
-pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")
+# slow (git, many times): scheduled first, see tests/conftest.py
+pytestmark = [pytest.mark.skipif(GIT is None, reason="git is not installed"), pytest.mark.slow]
 
 DIRS = ["a", "b", "d.py", "a/b", "b/a", "a/b/c", "c/c"]
 NAMES = ["x.py", "y.txt", "a", "b.py", "keep.txt", ".env", "c", "é.txt", "éa.py", "\udcff.py"]

@@ -15,6 +15,9 @@ from agentcli.cli.app import app
 from tests.cli.conftest import agent_env, cli_env
 from tests.support.scripted_server import ScriptedServer, judge_pass, text, tool_calls
 
+# slow (real agent processes): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
+
 SAMPLE = Path(__file__).with_name("user_tools") / "sample.py"
 RUNNER = CliRunner()
 AGENT = Path(sys.executable).with_name("agent")  # the console script, as a user runs it

@@ -24,6 +24,9 @@ from tests.support.processes import start_agent
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 from tests.tools.commands.conftest import running, sleeper
 
+# slow (real agent processes): scheduled first, see tests/conftest.py
+pytestmark = pytest.mark.slow
+
 HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
 
 
