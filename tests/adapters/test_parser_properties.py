@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcli.adapters.base import ModelTurn
@@ -106,7 +106,6 @@ def test_any_text_decodes_or_is_a_format_error(parser: Parser, text: str) -> Non
 
 
 @each_parser
-@settings(max_examples=60)  # ~15 ms an example for the JSON replies: the costliest property here
 @given(data=st.data(), tools=st.sampled_from([TOOLS, None]))
 def test_protocol_like_text_decodes_to_at_most_one_call_and_always_the_same_way(
     parser: Parser, data: st.DataObject, tools: ToolRegistry | None
@@ -128,7 +127,6 @@ def test_protocol_like_text_decodes_to_at_most_one_call_and_always_the_same_way(
 
 
 @each_parser
-@settings(max_examples=60)  # ~15 ms an example for the JSON replies: the costliest property here
 @given(data=st.data(), newline=st.sampled_from(["\n", "\r\n", "\n\n"]))
 def test_an_answer_or_call_after_an_invented_observation_is_never_accepted(
     parser: Parser, data: st.DataObject, newline: str

@@ -136,7 +136,6 @@ def ends_in_a_stop_piece(value: str) -> bool:
     return bool(newline) and last.lstrip(" \t>#*_`-").lower() in {piece.lower() for piece in STOP_PIECES}
 
 
-@settings(max_examples=100)
 @given(BARE.filter(lambda v: not ends_in_a_stop_piece(v)), ENDINGS)
 @example('notes "v2"', "").via("issue 9 item 2")
 @example("[temperature in {SF}]", "").via("issue 9 item 3")
@@ -145,7 +144,6 @@ def test_a_bare_value_is_bound_whole(value: str, ending: str) -> None:
     assert query(value + ending) == value
 
 
-@settings(max_examples=100)
 @given(BARE.filter(lambda v: not set(v) & set(QUOTES + "\\")), st.sampled_from(['""', "''", "“”", "‘’", "``"]))
 def test_a_pair_of_quotes_around_the_whole_value_is_removed(value: str, pair: str) -> None:
     assert query(f"{pair[0]}{value}{pair[1]}") == value
@@ -162,7 +160,6 @@ ARGUMENTS = st.dictionaries(
 )
 
 
-@settings(max_examples=100)
 @given(
     ARGUMENTS,
     st.sampled_from([None, 2]),
@@ -244,13 +241,11 @@ def test_an_opening_quote_nothing_closes_is_dropped(input_text: str, expected: s
 SIMPLE = BARE.filter(lambda v: not ends_in_a_stop_piece(v))
 
 
-@settings(max_examples=100)
 @given(SIMPLE, st.sampled_from(STOP_PIECES), st.sampled_from(["", "**", "> "]))
 def test_a_reply_cut_anywhere_inside_the_stop_label_keeps_the_input_whole(value: str, piece: str, marks: str) -> None:
     assert query(f"{value}\n{marks}{piece}") == value
 
 
-@settings(max_examples=100)
 @given(
     SIMPLE,
     st.sampled_from(["\n", " ", ""]),
@@ -268,13 +263,11 @@ def test_the_cut_takes_only_a_last_line_that_is_a_start_of_the_label(
     assert query(text) == expected
 
 
-@settings(max_examples=100)
 @given(st.sampled_from(STOP_PIECES[:-1]))
 def test_a_one_line_input_that_is_a_start_of_the_label_is_kept(piece: str) -> None:
     assert query(piece) == piece
 
 
-@settings(max_examples=100)
 @given(SIMPLE.filter(lambda v: '"' not in v and "\\" not in v))
 def test_an_unclosed_double_quote_is_dropped_and_nothing_else(value: str) -> None:
     assert query(f'"{value}') == value

@@ -153,7 +153,7 @@ def test_resume_no_stream_asks_the_rest_of_the_run_unstreamed(scripted_server: S
     assert not scripted_server.requests[-1].get("stream")
 
 
-@examples(max_examples=60, deadline=None)
+@examples(deadline=None)
 @given(
     user=st.text("abcxyz019-_.%", min_size=1, max_size=8),
     password=st.text("PQRSTUVW", min_size=3, max_size=12),  # letters a host, path or query here never holds

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcli.llm.assembly import ToolCallAssembler
@@ -84,7 +84,6 @@ calls_strategy = st.lists(
 )
 
 
-@settings(max_examples=60)
 @given(calls=calls_strategy, cuts=st.lists(st.integers(0, 60), max_size=6), indexed=st.booleans())
 def test_any_split_of_names_and_arguments_reassembles_exactly(
     calls: list[tuple[str, str]], cuts: list[int], indexed: bool

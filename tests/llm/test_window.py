@@ -109,7 +109,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(JSON)
 def test_any_json_gives_a_plausible_window_or_none(answer: object) -> None:
     for found in (window_in_models(answer, "test-model"), window_in_props(answer)):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcli.adapters.text_protocol import tool_list
@@ -28,14 +28,12 @@ SCHEMA = st.recursive(
 )
 
 
-@settings(max_examples=60)
 @given(server=st.text(max_size=40), tool=st.text(max_size=40))
 def test_a_name_is_one_the_api_takes_or_none(server: str, tool: str) -> None:
     made = tool_name(server, tool)
     assert made is None or (NAME.fullmatch(made) and "__" in made)
 
 
-@settings(max_examples=80)
 @given(schema=SCHEMA | JSON)
 def test_any_listed_schema_becomes_parameters_the_prompts_can_describe(schema: Any) -> None:
     made = parameters(schema)

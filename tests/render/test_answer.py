@@ -6,7 +6,7 @@ import io
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcli.render.answer import blocks, print_answer
@@ -51,7 +51,6 @@ def test_the_body_keeps_the_terminal_foreground() -> None:
     assert not re.search(r"\x1b\[(3[0-7]|9[0-7])m", body)  # no palette colour either: bold and dim only
 
 
-@settings(max_examples=80)
 @given(st.text(alphabet=st.sampled_from(list("#*`~ \nab-_>")), max_size=200))
 def test_emphasis_never_changes_a_character(text: str) -> None:
     assert "\n".join(block.plain for block, _ in blocks(text)) == text

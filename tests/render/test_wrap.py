@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from agentcli.render.wrap import for_terminal, wrapped
@@ -33,7 +33,6 @@ def test_not_a_terminal_gets_the_text_unchanged() -> None:
     assert for_terminal(MESSAGE * 3, io.StringIO()) == MESSAGE * 3
 
 
-@settings(max_examples=60)
 @given(st.lists(st.text(alphabet="ab-. ", min_size=1, max_size=12), max_size=30), st.integers(20, 120))
 def test_wrapping_only_moves_line_breaks(words: list[str], width: int) -> None:
     text = " ".join(words)

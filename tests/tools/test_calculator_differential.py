@@ -40,7 +40,7 @@ def test_our_parser_builds_the_tree_python_builds(text: str) -> None:
     assert ast.dump(parse_arithmetic(text)) == ast.dump(ast.parse(text, mode="eval").body)
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(expressions)
 def test_our_parser_builds_the_tree_python_builds_for_any_arithmetic(text: str) -> None:
     assert ast.dump(parse_arithmetic(text)) == ast.dump(ast.parse(text, mode="eval").body)

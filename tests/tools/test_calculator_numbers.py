@@ -53,7 +53,7 @@ def test_a_shown_float_reads_back_as_the_same_float(value: float) -> None:
         assert int(shown) == value
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.integers(-LARGEST, LARGEST) | st.integers(-(2**64), 2**64))
 def test_a_shown_integer_reads_back_as_the_same_integer(value: int) -> None:
     shown = format_number(value)
@@ -101,7 +101,7 @@ def test_the_largest_result_prints_in_full() -> None:
     assert calculator("9" * 4_000) == "9" * 4_000
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(st.integers(1, 10**MAX_DIGITS) | st.integers(10**3_998, 10**MAX_DIGITS), st.integers(1, 10))
 def test_any_product_is_allowed_exactly_when_it_has_at_most_4000_digits(a: int, b: int) -> None:
     if len(str(a)) <= MAX_DIGITS and len(str(a * b)) <= MAX_DIGITS:

@@ -59,7 +59,7 @@ def test_the_diff_of_a_whole_rewrite_applies(before: str, after: str) -> None:
     assert len(a) - removed == len(b) - added
 
 
-@settings(max_examples=80, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     lines=st.lists(LINE, min_size=1, max_size=60),
     marks=st.sets(st.integers(0, 59), min_size=1, max_size=6),

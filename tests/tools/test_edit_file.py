@@ -62,7 +62,7 @@ def ledger(tools: ToolRegistry) -> MemoryLedger:
 LINE = st.text(st.characters(blacklist_characters="\r\n@\0", codec="utf-8"), max_size=12)
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     lines=st.lists(LINE, min_size=1, max_size=8),
     at=st.integers(min_value=0),

@@ -27,7 +27,7 @@ def plans(draw: st.DrawFn) -> list[tuple[str, str]]:
     return kept
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(plans(), st.text(max_size=40))
 def test_a_plan_written_as_a_checklist_reads_back_the_same(steps: list[tuple[str, str]], question: str) -> None:
     # Whitespace inside a step is one space in the file (a newline would read back as a second line).

@@ -318,7 +318,7 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
 LINE = st.text(st.characters(blacklist_characters="\n\0\ufeff", blacklist_categories=["Cs"]), max_size=12)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(
     lines=st.lists(LINE | st.just("") | st.just("\r"), max_size=30),
     trailing_newline=st.booleans(),
@@ -403,7 +403,7 @@ TARGET = st.sampled_from(["a.txt", "sub/b.txt", "é日本.txt", ".env.example", 
 PLAUSIBLE = st.builds(lambda detours, target: [*detours, target], st.lists(DETOUR, max_size=3), TARGET)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(
     parts=st.lists(PART, max_size=7) | PLAUSIBLE,
     prefix=st.sampled_from(["", "", "", "ws", "ws", "outside", "/", "/dev/null"]),

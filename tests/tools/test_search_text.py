@@ -152,7 +152,7 @@ PATTERN = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(lines=st.lists(LINE, max_size=8), parts=PATTERN, ignore_case=st.booleans())
 def test_finds_exactly_the_lines_pythons_re_finds_line_by_line(
     tmp_path_factory: pytest.TempPathFactory, lines: list[str], parts: list[str], ignore_case: bool

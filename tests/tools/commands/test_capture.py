@@ -63,7 +63,7 @@ def test_invalid_utf8_is_replaced_not_fatal() -> None:
     assert fed(b"caf\xe9 \xff ok\n").text() == "caf\ufffd \ufffd ok\n"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(deadline=None)
 @given(st.lists(st.text(alphabet="ab z", max_size=3000), max_size=40), st.integers(1, 5000))
 def test_head_tail_and_the_counts_always_add_up(lines: list[str], chunk: int) -> None:
     data = "".join(line + "\n" for line in lines).encode()
