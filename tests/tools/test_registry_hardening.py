@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -334,3 +335,25 @@ def test_a_short_placeholder_key_is_not_scrubbed(tmp_path: Path, key: str) -> No
 def test_no_result_ever_holds_the_key(before: str, after: str) -> None:
     registry = ToolRegistry([echo], context=ToolContext.from_settings(Settings(api_key=Secret(KEY))))
     assert KEY not in registry.call("echo", {"text": before + KEY + after}).content
+
+
+def test_a_functions_arguments_model_is_built_once_and_goes_with_the_function() -> None:
+    import gc
+
+    from agentcli.tools.core import schema
+
+    def made_per_agent() -> Callable[..., object]:
+        def note(text: str, times: int = 1) -> str:
+            """Repeat a note."""
+            return text * times
+
+        return note
+
+    func = made_per_agent()
+    first = Tool.from_function(func)
+    assert Tool.from_function(func).args_model is first.args_model  # every run's registry: one Pydantic model
+    assert Tool.from_function(func, "other_name").args_model is not first.args_model  # its title is the name
+    assert func in schema._models
+    del func, first
+    gc.collect()
+    assert not any(getattr(f, "__name__", "") == "note" for f in schema._models)  # a closure's model goes with it

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 import re
 import types
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
@@ -80,12 +80,15 @@ def arguments_model(func: Callable[..., object], name: str) -> type[BaseModel]:
     Field(...)]` kept, descriptions from the docstring's `Args:` where a Field gives none.
 
     Built once per function and name: every run makes its registry afresh, and Pydantic takes ~2 ms a model.
+    Kept beside the function, weakly: a tool made per Agent (a closure) takes its model with it when it goes.
     """
     try:
-        hash(func)
-    except TypeError:  # a callable object that cannot be a key
+        built = _models.setdefault(func, {})
+    except TypeError:  # a callable that cannot be a key or weakly referenced: built every time
         return _build_arguments_model(func, name)
-    return _cached_arguments_model(func, name)
+    if name not in built:
+        built[name] = _build_arguments_model(func, name)
+    return built[name]
 
 
 def _build_arguments_model(func: Callable[..., object], name: str) -> type[BaseModel]:
@@ -112,7 +115,8 @@ def _build_arguments_model(func: Callable[..., object], name: str) -> type[BaseM
         raise _locate(name, fields, exc) from None
 
 
-_cached_arguments_model = functools.lru_cache(maxsize=512)(_build_arguments_model)
+_models: weakref.WeakKeyDictionary[Callable[..., object], dict[str, type[BaseModel]]] = weakref.WeakKeyDictionary()
+"""Each function's arguments models, by tool name."""
 
 
 def _model(title: str, fields: dict[str, Any]) -> type[BaseModel]:
