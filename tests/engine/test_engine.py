@@ -12,6 +12,8 @@ import itertools
 import json
 from pathlib import Path
 
+import pytest
+
 from agentcli.engine.conversation import check_pairing
 from agentcli.events import Compacted, Event, JudgeVerdict, ModelTextDelta, RunFailed, ToolReturned, UsageReported
 from agentcli.llm.scripted import (
@@ -287,9 +289,11 @@ def test_memory_across_questions_and_reset(llm: ScriptedClient, make_scripted_ag
     assert len(llm.requests[2]["messages"]) == 2
 
 
-def test_an_interrupted_turn_leaves_no_trace(llm: ScriptedClient, make_scripted_agent: MakeAgent) -> None:
+@pytest.mark.parametrize("calls", [1, 2], ids=["one call", "between two calls of one turn"])
+def test_an_interrupted_turn_leaves_no_trace(llm: ScriptedClient, make_scripted_agent: MakeAgent, calls: int) -> None:
     agent = make_scripted_agent()
-    llm.script = [tool_calls(("calculator", {"expr": "1+1"})), text("ok"), text("fresh")]
+    turn = tool_calls(*[("calculator", {"expr": f"{n}+1"}) for n in range(calls)])
+    llm.script = [turn, text("ok"), text("fresh")]
     run = agent.start("first")
     for event in run:
         if isinstance(event, ToolReturned):
