@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).parent
-SDK_MISSING = importlib.util.find_spec("mcp") is None
+_SPEC = importlib.util.find_spec("mcp")
+SDK_MISSING = _SPEC is None or _SPEC.origin in (None, "namespace")  # tests/ is on sys.path: tests/mcp is not it
 """Asked without importing it: the SDK costs ~0.6 s of CPU to import, and collecting the tests does not need it."""
 
 
