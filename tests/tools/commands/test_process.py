@@ -17,11 +17,9 @@ from agentcli.tools.core.progress import Progress
 from tests.tools.commands.conftest import gone, run_command, running, sleeper
 
 
-def finished(
-    argv: list[str], cwd: Path, reports: list[Progress] | None = None, report_every: float = process.REPORT_EVERY_S
-) -> process.Outcome:
+def finished(argv: list[str], cwd: Path, reports: list[Progress] | None = None) -> process.Outcome:
     """Run `argv` (no sandbox) to its end; its reports go to `reports`."""
-    running = process.run(argv, cwd=cwd, env=scrubbed(), timeout=60, note="sandbox: none", report_every=report_every)
+    running = process.run(argv, cwd=cwd, env=scrubbed(), timeout=60, note="sandbox: none")
     while True:
         try:
             report = next(running)
@@ -132,11 +130,20 @@ def test_invalid_utf8_and_control_characters_reach_the_model_as_text(tmp_path: P
 
 
 def test_progress_is_reported_at_the_start_and_while_it_runs(tmp_path: Path) -> None:
-    argv = ["/bin/sh", "-c", "echo first; sleep 1; echo second"]
+    # The command waits for the test, not for a time: it goes on once a report has shown its first line.
+    argv = ["/bin/sh", "-c", "echo first; until [ -e go ]; do sleep 0.02; done; echo second"]
+    running = process.run(argv, cwd=tmp_path, env=scrubbed(), timeout=60, note="sandbox: none", report_every=0.05)
     reports: list[Progress] = []
-    outcome = finished(argv, tmp_path, reports, report_every=0.1)
+    while True:
+        try:
+            reports.append(next(running))
+        except StopIteration as done:
+            outcome: process.Outcome = done.value
+            break
+        if reports[-1].tail == ("first",):
+            (tmp_path / "go").touch()
     assert reports[0] == Progress(0.0, note="sandbox: none")
-    assert any(report.tail == ("first",) for report in reports[1:])  # a report came while it slept
+    assert any(report.tail == ("first",) for report in reports[1:])  # a report came while it ran
     assert outcome.exit_code == 0 and outcome.output.text() == "first\nsecond\n"
 
 

@@ -8,7 +8,7 @@ without waiting. The shell is not reaped until its group has been killed: a zomb
 group id from being reused by an unrelated process between the two. With the sandbox's PID namespace every
 descendant dies with it anyway; without it, a child that left the group (`setsid`) is beyond reach.
 
-A generator: it yields Progress (at the start, then every `report_every` seconds) and returns the Outcome.
+A generator: it yields Progress (at the start, then about every `report_every` s) and returns the Outcome.
 Ctrl-C while it runs kills the group and raises CommandInterrupted carrying the Outcome; so does a close (Ctrl-C
 came while a report was being shown, and the run was closed): `close()` raises it, so the caller can keep the
 result.
