@@ -339,6 +339,7 @@ def test_no_result_ever_holds_the_key(before: str, after: str) -> None:
 
 def test_a_functions_arguments_model_is_built_once_and_goes_with_the_function() -> None:
     import gc
+    import weakref
 
     from agentcli.tools.core import schema
 
@@ -354,6 +355,7 @@ def test_a_functions_arguments_model_is_built_once_and_goes_with_the_function() 
     assert Tool.from_function(func).args_model is first.args_model  # every run's registry: one Pydantic model
     assert Tool.from_function(func, "other_name").args_model is not first.args_model  # its title is the name
     assert func in schema._models
+    gone = weakref.ref(func)
     del func, first
     gc.collect()
-    assert not any(getattr(f, "__name__", "") == "note" for f in schema._models)  # a closure's model goes with it
+    assert gone() is None  # nothing keeps a closure alive for its model, the cache included
