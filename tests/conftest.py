@@ -44,9 +44,10 @@ pytest_plugins = ["pytester"]  # test_scripted_server.py runs a test to see the 
 # No deadline anywhere: Hypothesis's per-example deadline (200 ms) is a timing assertion, and on a machine shared
 # by several busy sessions a cheap example takes longer now and then (it failed the suite that way). A hang is
 # still caught: the tests that could hang have bounds of their own.
-# 50 examples a property, none asks for more: the suite's CPU is a budget (issue 16), and at 100 the properties
-# were ~13 s of a run's ~80. A longer search is one flag away: `--hypothesis-profile=thorough` runs 1,000 each
-# (the few that set a lower count of their own, for their cost, keep it).
+# 50 examples a property: the suite's CPU is a budget (issue 16), and at 100-200 the properties were ~13 s of a
+# run. Those that guard a boundary (allow rules, what file tools read, linear-time ignore rules, what reaches the
+# terminal) search 100 (tests/support/properties.py). `--hypothesis-profile=thorough` runs 1,000 where a test
+# sets no count of its own.
 settings.register_profile("agentcli", deadline=None, print_blob=True, max_examples=50)
 settings.register_profile("thorough", settings.get_profile("agentcli"), max_examples=1000)
 settings.load_profile("agentcli")
@@ -67,10 +68,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def fresh_dir(factory: pytest.TempPathFactory, prefix: str) -> Path:
-    """A new empty directory under pytest's base temp directory, kept and cleaned up as tmp_path is.
+    """A new empty directory under pytest's base temp directory.
 
-    Not `factory.mktemp`: that lists the whole base directory to number the new one, and with two directories
-    a test it made the suite's temporary directories cost O(n^2): ~2 s of CPU a worker, for nothing.
+    Not `factory.mktemp`: that lists the whole base directory to number the new one, and at two directories a
+    test, in every test, that is O(n^2) over a run: ~2 s of CPU a worker, for nothing.
     """
     return Path(tempfile.mkdtemp(prefix=f"{prefix}-", dir=factory.getbasetemp()))
 
@@ -88,9 +89,9 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.setenv("AGENTCLI_HOME", str(home))  # sessions: never the user's
     monkeypatch.setenv("AGENTCLI_CONFIG", str(home / "config.toml"))  # no config file unless a test writes one
     yield
-    # Most tests leave both empty: removed now, they do not pile up for pytest to delete at the end of a later
-    # run (one process, after every test: ~3,700 directories a run took it 3 s idle and 30 s with two burners).
-    # A directory a test wrote to stays, as tmp_path does, to be looked at.
+    # Most tests leave both empty: removed now, they do not pile up for pytest to delete in one process after
+    # the last test (with the rest of a run's ~9,700 entries that took 2 s idle and 15-30 s with two burners).
+    # One a test wrote to stays until the run ends, which removes the whole base directory if every test passed.
     for directory in (cwd, home):
         with contextlib.suppress(OSError):
             directory.rmdir()

@@ -9,10 +9,11 @@ import sys
 import unicodedata
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcli.text import json_text, visible
+from tests.support.properties import BOUNDARY_EXAMPLES
 
 JOINERS = "\u200c\u200d"
 BIDI = [chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]]
@@ -101,6 +102,7 @@ def test_lone_surrogates_become_printable() -> None:
     shown.encode("utf-8")  # would raise before
 
 
+@settings(max_examples=BOUNDARY_EXAMPLES)
 @given(hostile_text)
 def test_visible_output_holds_nothing_unsafe(text: str) -> None:
     shown = visible(text)

@@ -30,8 +30,9 @@ from agentcli.tools.files.list_files import make_list_files
 from agentcli.tools.files.search_text import make_search_text
 from agentcli.tools.files.walk import RUN_FILES, Walk
 from agentcli.tools.files.workspace import Workspace
+from tests.support.properties import BOUNDARY_EXAMPLES
 
-# slow (pathological patterns against the clock): scheduled first, see tests/conftest.py
+# slow (pathological patterns, thousands of rules): scheduled first, see tests/conftest.py
 pytestmark = pytest.mark.slow
 
 HANG_SECONDS = 5.0
@@ -78,7 +79,7 @@ def ignored_by_line(line: str, rel: str, is_dir: bool) -> bool | None:
         return compile_rules([line]).decide(rel, is_dir)
 
 
-@settings(deadline=None)
+@settings(max_examples=BOUNDARY_EXAMPLES, deadline=None)
 @given(glob=long_text(GLOB_ATOMS, MAX_GLOB_CHARS), rel=long_text(PATH_ATOMS, 4096))
 @example(glob="*?" * 12 + "x", rel="a" * 43)
 @example(glob=BACKTRACKER, rel="a" * 43)
@@ -92,7 +93,7 @@ def test_no_glob_up_to_the_limit_backtracks_on_any_path(glob: str, rel: str) -> 
         assert rules.decide(rel, False) in (True, None)
 
 
-@settings(deadline=None)
+@settings(max_examples=BOUNDARY_EXAMPLES, deadline=None)
 @given(line=long_text([*GLOB_ATOMS, "!", " ", "\\"], MAX_LINE_CHARS), rel=long_text(PATH_ATOMS, 4096))
 @example(line=BACKTRACKER, rel="a" * 43)
 @example(line="!" + BACKTRACKER + "/", rel="a" * 200)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from agentcli.tools.core.registry import ToolRegistry, ToolResult
 from agentcli.tools.files.read_file import MAX_LINE_CHARS, make_read_file
 from agentcli.tools.files.workspace import Workspace
+from tests.support.properties import BOUNDARY_EXAMPLES
 
 SENTINEL = "SENTINEL-outside-7f3a9c"
 DENIED = "SENTINEL-denied-41be07"
@@ -403,7 +404,7 @@ TARGET = st.sampled_from(["a.txt", "sub/b.txt", "é日本.txt", ".env.example", 
 PLAUSIBLE = st.builds(lambda detours, target: [*detours, target], st.lists(DETOUR, max_size=3), TARGET)
 
 
-@settings(deadline=None)
+@settings(max_examples=BOUNDARY_EXAMPLES, deadline=None)
 @given(
     parts=st.lists(PART, max_size=7) | PLAUSIBLE,
     prefix=st.sampled_from(["", "", "", "ws", "ws", "outside", "/", "/dev/null"]),

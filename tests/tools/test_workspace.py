@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcli.tools.files.workspace import DEFAULT_DENY, Workspace, quote_path
+from tests.support.properties import BOUNDARY_EXAMPLES
 
 
 @pytest.fixture
@@ -178,7 +179,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base
 
 
-@settings(deadline=None)
+@settings(max_examples=BOUNDARY_EXAMPLES, deadline=None)
 @given(parts=st.lists(PARTS | st.text(max_size=8), max_size=8), absolute=st.booleans())
 def test_resolve_never_returns_a_path_outside_the_root(tree: Path, parts: list[str], absolute: bool) -> None:
     ws = Workspace(tree / "ws")

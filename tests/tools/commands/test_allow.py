@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcli.tools.commands.allow import AllowRules, simple_commands
+from tests.support.properties import BOUNDARY_EXAMPLES
 
 RULES = AllowRules.of(["echo *", "git status", "git diff *", "pytest *", "ls"])
 
@@ -77,13 +78,13 @@ PATTERNS = st.lists(
 SEPARATOR = st.sampled_from([";", " && ", " || ", " | ", " & ", "\n", "; ", " ;\n"])
 
 
-@settings(deadline=None)
+@settings(max_examples=BOUNDARY_EXAMPLES, deadline=None)
 @given(st.text(max_size=40), st.text(max_size=40), st.sampled_from(["$(", "`"]), PATTERNS)
 def test_no_line_holding_a_substitution_ever_matches(before: str, after: str, marker: str, patterns: list[str]) -> None:
     assert not AllowRules.of([*patterns, "*"]).matches(before + marker + after)
 
 
-@settings(deadline=None)
+@settings(max_examples=BOUNDARY_EXAMPLES, deadline=None)
 @given(st.lists(SIMPLE, min_size=2, max_size=4), st.lists(SEPARATOR, min_size=3, max_size=3), PATTERNS)
 def test_a_chained_line_matches_only_when_each_part_alone_does(
     parts: list[str], separators: list[str], patterns: list[str]
@@ -93,7 +94,7 @@ def test_a_chained_line_matches_only_when_each_part_alone_does(
     assert rules.matches(line) == all(rules.matches(part) for part in parts)
 
 
-@settings(deadline=None)
+@settings(max_examples=BOUNDARY_EXAMPLES, deadline=None)
 @given(st.text(alphabet="ab ;&|()<>$`'\"\\\n#{}*=", max_size=30))
 def test_any_text_either_is_refused_or_splits_into_commands_free_of_operators(line: str) -> None:
     commands = simple_commands(line)
