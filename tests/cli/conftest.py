@@ -7,9 +7,11 @@ The CliRunner of the installed Typer (its vendored Click 8.3) keeps stdout and s
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -53,3 +55,26 @@ def invoke(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest
         return runner.invoke(app, list(args), input=input, env=overrides, catch_exceptions=False)
 
     return run
+
+
+@pytest.fixture
+def agent(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
+    """`agent("ask", "q", input=None, env=None)`: the CLI in-process in `workspace`, configured for the server
+    (or with `env` instead), never retrying a failed request: the session tests script failures."""
+    monkeypatch.chdir(workspace)
+    configured = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "test-model"}
+    runner = CliRunner()
+
+    def run(*args: str, input: str | None = None, env: Mapping[str, str | None] | None = None) -> Result:
+        overrides = {**(configured if env is None else env), "LLM_MAX_RETRIES": "0"}
+        return runner.invoke(app, list(args), env=overrides, input=input)
+
+    return run
+
+
+def listed(agent: Invoke, *extra: str) -> list[dict[str, Any]]:
+    """`agent sessions list --json`, parsed."""
+    done = agent("sessions", "list", "--json", *extra)
+    assert done.exit_code == 0, done.output
+    found: list[dict[str, Any]] = json.loads(done.stdout)
+    return found

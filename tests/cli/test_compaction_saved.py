@@ -12,8 +12,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from agentcli.cli.app import app
-from tests.cli.conftest import cli_env
-from tests.cli.test_sessions import listed
+from tests.cli.conftest import cli_env, listed
 from tests.support.scripted_server import Reply, ScriptedServer, text, tool_calls
 
 SUMMARY = "## Task\n- 'question 0: read big.txt'\n## Facts found\n- big.txt line 7 says 'line 7 of a long file'"

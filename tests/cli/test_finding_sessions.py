@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,34 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
-from typer.testing import CliRunner, Result
 
-from agentcli.cli.app import app
 from agentcli.config import Settings, load_settings
 from agentcli.config_file import load_config
-from tests.cli.conftest import SECRET
+from tests.cli.conftest import SECRET, listed
 from tests.support.scripted_server import ScriptedServer, error, text, tool_calls
-
-RUNNER = CliRunner()
-
-
-@pytest.fixture
-def agent(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """`agent("ask", "q", env={...})`: the CLI in-process in `workspace`; by default configured for the server."""
-    monkeypatch.chdir(workspace)
-    configured = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "test-model"}
-
-    def run(*args: str, env: dict[str, str | None] | None = None) -> Result:
-        return RUNNER.invoke(app, list(args), env={**(configured if env is None else env), "LLM_MAX_RETRIES": "0"})
-
-    return run
-
-
-def listed(agent: Any, *extra: str) -> list[dict[str, Any]]:
-    done = agent("sessions", "list", "--json", *extra)
-    assert done.exit_code == 0, done.output
-    found: list[dict[str, Any]] = json.loads(done.stdout)
-    return found
 
 
 def fail_once(scripted_server: ScriptedServer, agent: Any) -> None:

@@ -9,32 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import CliRunner
 
 from agentcli.cli.app import app
-from tests.cli.conftest import SECRET
+from tests.cli.conftest import listed
 from tests.support.scripted_server import ScriptedServer, error, judge_pass, text, tool_calls
 
 RUNNER = CliRunner()
-
-
-@pytest.fixture
-def agent(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    """`agent("ask", "q", ...)`: the CLI in-process, in `workspace`, configured for the scripted server."""
-    monkeypatch.chdir(workspace)
-    env = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "test-model"}
-
-    def run(*args: str, input: str | None = None) -> Result:
-        return RUNNER.invoke(app, list(args), env={**env, "LLM_MAX_RETRIES": "0"}, input=input)
-
-    return run
-
-
-def listed(agent: Any, *extra: str) -> list[dict[str, Any]]:
-    done = agent("sessions", "list", "--json", *extra)
-    assert done.exit_code == 0, done.output
-    found: list[dict[str, Any]] = json.loads(done.stdout)
-    return found
 
 
 def test_every_ask_is_listed_newest_first_with_the_contract_fields(scripted_server: ScriptedServer, agent: Any) -> None:
