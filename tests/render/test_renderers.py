@@ -163,30 +163,25 @@ def test_an_unverified_answer_is_shown_once_under_its_rejection() -> None:
     assert "✗ the units" in err and "retries are spent" in err
 
 
-def test_a_react_thought_stays_and_its_final_answer_is_shown_once() -> None:
-    draft = "Thought: I know it.\nFinal Answer: 42 metres"
-    events: list[Event] = [
+def answered_in_one_step(draft: str, answer: str = "42 metres") -> list[Event]:
+    """A run whose one step streams `draft`, a text protocol's reply holding the answer."""
+    return [
         StepStarted(1, 15),
         ModelTextDelta(1, draft),
         ModelTurnDecoded(1, draft, []),
-        AnswerReady("42 metres"),
-        RunFinished("42 metres", "finished", Usage(), 1, 0.1),
+        AnswerReady(answer),
+        RunFinished(answer, "finished", Usage(), 1, 0.1),
     ]
-    out, err = render("rich", events)
+
+
+def test_a_react_thought_stays_and_its_final_answer_is_shown_once() -> None:
+    out, err = render("rich", answered_in_one_step("Thought: I know it.\nFinal Answer: 42 metres"))
     assert "Thought: I know it." in err and "42 metres" not in err
     assert "42 metres" in out
 
 
 def test_a_json_mode_draft_is_not_shown_beside_its_answer() -> None:
-    draft = '{"final_answer": "42 metres"}'
-    events: list[Event] = [
-        StepStarted(1, 15),
-        ModelTextDelta(1, draft),
-        ModelTurnDecoded(1, draft, []),
-        AnswerReady("42 metres"),
-        RunFinished("42 metres", "finished", Usage(), 1, 0.1),
-    ]
-    out, err = render("rich", events)
+    out, err = render("rich", answered_in_one_step('{"final_answer": "42 metres"}'))
     assert "final_answer" not in err and "THINKING" not in err
     assert "42 metres" in out
 
