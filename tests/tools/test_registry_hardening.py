@@ -222,7 +222,7 @@ def test_a_huge_name_is_shown_clipped() -> None:
 
 
 def test_a_file_with_a_refused_name_is_one_line_naming_it(tmp_path: Path) -> None:
-    from agentcli.tools.core.loading import ToolLoadError, load_tools
+    from agentcli.tools.loading import ToolLoadError, load_tools
 
     path = tmp_path / "bad_name.py"
     path.write_text('import agentcli\n\n@agentcli.tool(name="git log")\ndef f(x: int) -> int:\n    return x\n')

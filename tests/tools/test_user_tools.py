@@ -18,8 +18,8 @@ import agentcli
 from agentcli import ToolContext
 from agentcli.config import Settings
 from agentcli.tools.core.decorator import ToolDefinitionError, spec_of
-from agentcli.tools.core.loading import ToolLoadError, load_tools
 from agentcli.tools.core.registry import RESULT_LIMIT, Tool, ToolRegistry
+from agentcli.tools.loading import ToolLoadError, load_tools
 
 SAMPLE = Path(__file__).with_name("user_tools") / "sample.py"
 

@@ -14,8 +14,8 @@ from agentcli import Agent, Allow, Deny, PendingCall
 from agentcli.config import Secret, Settings
 from agentcli.engine.policy import Decision
 from agentcli.events import CallDenied, ToolReturned
-from agentcli.tools.core.loading import load_tools
 from agentcli.tools.core.registry import Tool
+from agentcli.tools.loading import load_tools
 from tests.support.agents import BUILTIN_NAMES
 from tests.support.scripted_server import Reply, ScriptedServer, json_reply, text, tool_calls
 

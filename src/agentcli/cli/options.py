@@ -204,7 +204,7 @@ class RunOptions:
 
     def extra_tools(self) -> list[Tool]:
         """The tools of installed plugins and of the --tools files (a broken one is a usage error, exit 2)."""
-        from agentcli.tools.core.loading import load_tools
+        from agentcli.tools.loading import load_tools
 
         return load_tools(self.tools or ())
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from agentcli.tools.files.workspace import Workspace, quote_path
+from agentcli.tools.core.workspace import Workspace, quote_path
 
 CHUNK_SIZE = 1 << 20
 """Bytes per read: big enough to run at disk speed, small enough to keep memory flat."""

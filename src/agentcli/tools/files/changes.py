@@ -20,14 +20,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.ledger import Change, digest
+from agentcli.tools.core.workspace import quote_path
 from agentcli.tools.files import diffs
 from agentcli.tools.files.access import CHUNK_SIZE, explain, open_regular, require_regular
 from agentcli.tools.files.atomic import write_atomically
-from agentcli.tools.files.ledger import Change, digest
 from agentcli.tools.files.matching import INDENTATION, Found, find
 from agentcli.tools.files.syntax import guarded, syntax_error
 from agentcli.tools.files.text_file import BOM, MAX_FILE_BYTES, NotText, TextFile, check_size, encode_text
-from agentcli.tools.files.workspace import quote_path
 
 
 class FileNotChanged(Exception):

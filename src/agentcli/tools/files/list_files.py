@@ -11,8 +11,8 @@ from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import tool
+from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.walk import Walk, glob_filter, shown_path, start_directory
-from agentcli.tools.files.workspace import Workspace, quote_path
 
 TIME_BUDGET = 8.0
 """Seconds one listing may walk; past that it returns what it found and says so."""

@@ -15,10 +15,10 @@ from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import tool
+from agentcli.tools.core.ledger import Ledger
+from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.access import BINARY_SNIFF, CHUNK_SIZE, Lines, looks_binary, open_regular
-from agentcli.tools.files.ledger import Ledger
 from agentcli.tools.files.text_file import MAX_FILE_BYTES
-from agentcli.tools.files.workspace import Workspace, quote_path
 
 MAX_LINE_CHARS = 2000
 """Longer lines are cut: one minified file must not fill the model's context."""

@@ -24,9 +24,9 @@ from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import tool
+from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.access import CHUNK_SIZE, explain, line_blocks, looks_binary, open_listed, require_regular
 from agentcli.tools.files.walk import Walk, glob_filter, shown_path
-from agentcli.tools.files.workspace import Workspace, quote_path
 
 TIME_BUDGET = 8.0
 """Seconds one search may take; past that it returns what it found and says so (the contract says ~10 s)."""

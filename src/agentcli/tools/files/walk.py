@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.access import OPEN_FLAGS, explain, require_regular
 from agentcli.tools.files.ignore import Rules, compile_glob, compile_rules, is_ignored
-from agentcli.tools.files.workspace import Workspace, quote_path
 
 IGNORE_FILE_BYTES = 1 << 20
 """A .gitignore larger than this is read only this far."""
