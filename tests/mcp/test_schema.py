@@ -13,7 +13,8 @@ from agentcli.adapters.text_protocol import tool_list
 from agentcli.mcp.results import _decoded_size
 from agentcli.mcp.schema import NAME, parameters, tool_name, validator
 from agentcli.tools.core.describe import describe_parameters
-from agentcli.tools.core.registry import Tool, ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

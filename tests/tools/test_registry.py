@@ -8,7 +8,9 @@ from typing import Annotated
 import pytest
 from pydantic import Field
 
-from agentcli.tools.core.registry import RAW_QUOTE_LIMIT, RESULT_LIMIT, Tool, ToolRegistry
+from agentcli.tools.core.binding import RAW_QUOTE_LIMIT
+from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 
 def greet(

@@ -22,8 +22,10 @@ from agentcli.config import MASK as REDACTED
 from agentcli.config import Secret, Settings
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import ToolDefinitionError
-from agentcli.tools.core.registry import PRINTED_LIMIT, RESULT_LIMIT, Tool, ToolRegistry
+from agentcli.tools.core.invoke import PRINTED_LIMIT
+from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
 from agentcli.tools.core.schema import DESCRIPTION_LIMIT, SCHEMA_LIMIT
+from agentcli.tools.core.tool import Tool
 
 KEY = "sk-proj-Abc123def456ghi789"
 

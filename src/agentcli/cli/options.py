@@ -21,7 +21,7 @@ from agentcli.modes import ModeName
 
 if TYPE_CHECKING:
     from agentcli.store.db import Summary
-    from agentcli.tools.core.registry import Tool
+    from agentcli.tools.core.tool import Tool
 
 OutputName = Literal["rich", "plain", "json"]
 

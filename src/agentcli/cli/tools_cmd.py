@@ -84,7 +84,7 @@ def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:
     for column in ("name", "description", "parameters", "source"):
         table.add_column(column, overflow="fold")
     for tool in tools:
-        approval = "\n(asks for approval)" if tool.requires_approval else ""
+        approval = "\n(asks for approval)" if tool.spec.requires_approval else ""
         parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
         size = f"\nschema ~{tool.schema_tokens():,} tokens"
         cells = (tool.name, visible(tool.description), visible(parameters), tool.source + size + approval)
@@ -116,7 +116,7 @@ def _plain_table(tools: ToolRegistry) -> str:
     """The table as plain text: each tool's name, description and source, then one indented line per parameter."""
     blocks = []
     for tool in tools:
-        approval = " (asks for approval)" if tool.requires_approval else ""
+        approval = " (asks for approval)" if tool.spec.requires_approval else ""
         lines = _parameter_lines(tool.parameters)
         params = [f"    {visible(line, one_line=True)}" for line in lines] or ["    (no parameters)"]
         where = f"[{tool.source} · schema ~{tool.schema_tokens():,} tokens]"

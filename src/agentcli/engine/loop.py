@@ -44,6 +44,7 @@ from agentcli.events import (
 )
 from agentcli.llm.types import ChatClient, ChatRequest, Completion, StreamingOff, ToolCall, Usage, Waiting
 from agentcli.modes import FALLBACKS, ModeName
+from agentcli.tools.core.binding import BoundCall, InvalidCall
 from agentcli.tools.core.progress import ToolInterrupted
 from agentcli.tools.core.registry import ToolRegistry, ToolResult
 
@@ -332,17 +333,15 @@ class Engine:
             if call.id in answered:
                 continue
             yield ToolCalled(run.step, call.id, call.name, call.arguments)
-            pending = PendingCall(
-                call.id,
-                call.name,
-                call.arguments,
-                self.tools.get(call.name),
-                run.step,
-                functools.partial(self.tools.preview, call.name, call.arguments),
-            )
-            notice = self._repeat_notice(run, pending)
-            if notice is None:
-                plan = run.plan
+            bound = self.tools.bind(call.name, call.arguments, call.id)  # parsed and validated once, for all below
+            notice = self._repeat_notice(run, bound)
+            if notice is not None:
+                blocked += 1
+                returned = ToolReturned(run.step, call.id, call.name, notice, True, 0.0, skipped=True)
+            elif isinstance(bound, InvalidCall):  # what is wrong and what is valid, before anyone is asked
+                returned = ToolReturned(run.step, call.id, call.name, bound.problem, True, 0.0)
+            else:
+                plan, pending = run.plan, PendingCall(bound, run.step, functools.partial(self.tools.preview, bound))
                 try:
                     returned = yield from self._call(pending, run.planning)
                 except ToolInterrupted as stop:  # Ctrl-C: what the tool had done is its result; then stop
@@ -351,9 +350,6 @@ class Engine:
                     raise
                 if run.plan != plan:  # update_plan changed the run's plan: show it before the result
                     yield _plan_shown(run)
-            else:
-                blocked += 1
-                returned = ToolReturned(run.step, call.id, call.name, notice, True, 0.0, skipped=True)
             conversation.add_tool_result(call.id, returned.content)
             checkpoint(run)  # a tool's work is never lost once it has returned, even if nobody reads on
             yield returned
@@ -365,11 +361,11 @@ class Engine:
 
     def _call(self, call: PendingCall, planning: bool = False) -> Generator[Event, None, ToolReturned]:
         """Run one call unless the before_call policy denies it; a denial is the call's result."""
-        decision = PLANNING_REFUSAL if planning and call.may_change else self.before_call(call)
+        decision = PLANNING_REFUSAL if planning and not call.read_only else self.before_call(call)
         if isinstance(decision, Deny):
             yield CallDenied(call.step, call.id, call.name, decision.reason)
             return ToolReturned(call.step, call.id, call.name, decision.reason, True, 0.0)
-        reports = self.tools.run(call.name, call.arguments, call.id)
+        reports = self.tools.run(call.call)
         while True:
             try:
                 report = next(reports)
@@ -394,13 +390,12 @@ class Engine:
             call.step, call.id, call.name, result.content, result.is_error, result.elapsed_ms, diff=result.diff
         )
 
-    def _repeat_notice(self, run: RunState, call: PendingCall) -> str | None:
+    def _repeat_notice(self, run: RunState, call: BoundCall | InvalidCall) -> str | None:
         """The repeat guard's answer instead of running a call; None to run it. A call with side effects
         (`idempotent=False`) may rightly be made again, so the guard never sees it."""
-        if call.tool is not None and not call.tool.idempotent:
+        if call.tool is not None and not call.tool.spec.idempotent:
             return None
-        signature = self.tools.signature(call.name, call.arguments)
-        return run.guard.check(signature, call.name, run.step, call.id)
+        return run.guard.check(call.signature, call.name, run.step, call.id)
 
     # VALIDATING --------------------------------------------------------------------------------------
     def _validate(self, run: RunState, session: Session, checkpoint: Checkpoint) -> Step:

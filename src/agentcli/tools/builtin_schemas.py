@@ -1,6 +1,6 @@
-"""The built-in tools' descriptions and parameter schemas, generated from their Pydantic models.
+"""The built-in tools' descriptions and parameter schemas, generated from their functions.
 
-Do not edit: tests/tools/test_builtin.py regenerates this file from the models and fails when it differs
+Do not edit: tests/tools/test_builtin.py regenerates this file from them and fails when it differs
 (`UPDATE_SNAPSHOTS=1 python -m pytest tests/tools/test_builtin.py` rewrites it). A constant, so that
 listing the tools or sending their schemas imports no Pydantic.
 """

@@ -17,8 +17,6 @@ from pydantic.json_schema import PydanticJsonSchemaWarning
 
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import ToolDefinitionError
-from agentcli.tools.core.describe import describe_parameters as describe_parameters  # re-exported: its old home
-from agentcli.tools.core.describe import parameter_facts as parameter_facts
 
 SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns?|Raises|Yields?|Examples?|Notes?)\s*:\s*$", re.M)
 """A Google-style section header: the description ends before the first one."""

@@ -7,7 +7,6 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
 from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_edit, resumed_edit
 
 PathArg = Annotated[str, Field(description="File path relative to the workspace root")]
@@ -23,7 +22,6 @@ def preview_edit(context: ToolContext, path: str, old_text: str, new_text: str, 
     return plan if isinstance(plan, str) else plan.change.diff
 
 
-@tool(requires_approval=True, idempotent=False, preview=preview_edit)
 def edit_file(
     context: ToolContext, path: PathArg, old_text: OldArg, new_text: NewArg, replace_all: AllArg = False
 ) -> str:

@@ -10,7 +10,6 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
 from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.walk import Walk, glob_filter, shown_path, start_directory
 
@@ -23,7 +22,6 @@ PatternArg = Annotated[str, Field(description="Glob, e.g. **/*.py")]
 LimitArg = Annotated[int, Field(ge=1, le=1000)]
 
 
-@tool
 def list_files(context: ToolContext, path: PathArg = ".", pattern: PatternArg = "", limit: LimitArg = 200) -> str:
     """List the files under a directory, recursively; .gitignored files are left out."""
     return list_paths(context.workspace, path, pattern, limit)

@@ -14,7 +14,6 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
 from agentcli.tools.core.ledger import Ledger
 from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.access import BINARY_SNIFF, CHUNK_SIZE, Lines, looks_binary, open_regular
@@ -37,7 +36,6 @@ OffsetArg = Annotated[int, Field(ge=0, description="Lines to skip (0-based first
 LimitArg = Annotated[int, Field(ge=1, le=500, description="Maximum lines to show")]
 
 
-@tool
 def read_file(context: ToolContext, path: PathArg, offset: OffsetArg = 0, limit: LimitArg = 200) -> str:
     """Read a text file in the workspace as numbered lines."""
     return read_lines(context.workspace, path, offset, limit, ledger=context.ledger)

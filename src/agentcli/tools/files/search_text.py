@@ -23,7 +23,6 @@ import re2  # type: ignore[import-untyped]
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
 from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.access import CHUNK_SIZE, explain, line_blocks, looks_binary, open_listed, require_regular
 from agentcli.tools.files.walk import Walk, glob_filter, shown_path
@@ -130,7 +129,6 @@ GlobArg = Annotated[str, Field(description="Only files matching, e.g. **/*.py")]
 LimitArg = Annotated[int, Field(ge=1, le=500)]
 
 
-@tool
 def search_text(
     context: ToolContext,
     pattern: str,

@@ -7,7 +7,6 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
 from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_write, resumed_write
 
 PathArg = Annotated[str, Field(description="File path relative to the workspace root")]
@@ -21,7 +20,6 @@ def preview_write(context: ToolContext, path: str, content: str) -> str:
     return plan if isinstance(plan, str) else plan.change.diff
 
 
-@tool(requires_approval=True, idempotent=False, preview=preview_write)
 def write_file(context: ToolContext, path: PathArg, content: ContentArg) -> str:
     """Create a file (and its missing directories), or replace a whole file's text; read an existing file
     first."""

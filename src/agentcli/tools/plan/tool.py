@@ -16,7 +16,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
 
 MAX_STEPS = 50
 STEP_CHARS = 500
@@ -32,7 +31,6 @@ class PlanItem(BaseModel):
     ]
 
 
-@tool
 def update_plan(
     context: ToolContext,
     steps: Annotated[
