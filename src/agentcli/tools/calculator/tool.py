@@ -58,8 +58,8 @@ def evaluate(expr: str) -> Number:
 
 
 def calculator(
-    expr: Annotated[str, Field(description="An arithmetic expression, e.g. (2 + 3) * sqrt(16)")],
+    expr: Annotated[str, Field(description="e.g. (2 + 3) * sqrt(16)")],
 ) -> str:
-    """Evaluate an arithmetic expression exactly: + - * / // % ** and parentheses; sqrt, log, log10, exp,
-    sin, cos, tan (radians), abs, round, floor, ceil, min, max; constants pi, e."""
+    """Evaluate arithmetic exactly: + - * / // % ** ( ); sqrt log log10 exp sin cos tan (radians) abs round
+    floor ceil min max; constants pi, e."""
     return format_number(evaluate(expr))

@@ -16,8 +16,8 @@ from agentcli.tools.commands.environment import scrubbed
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.progress import Progress, ToolInterrupted
 
-CommandArg = Annotated[str, Field(description="A shell command line, run with /bin/sh -c in the workspace root")]
-TimeoutArg = Annotated[int, Field(ge=1, le=600, description="Seconds before the command is killed")]
+CommandArg = Annotated[str, Field(description="Run by /bin/sh -c")]
+TimeoutArg = Annotated[int, Field(ge=1, le=600, description="Seconds before it is killed")]
 
 
 def preview_command(context: ToolContext, command: str, timeout: int = 120) -> str:
@@ -27,8 +27,8 @@ def preview_command(context: ToolContext, command: str, timeout: int = 120) -> s
 
 
 def run_command(context: ToolContext, command: CommandArg, timeout: TimeoutArg = 120) -> Generator[Progress, None, str]:
-    """Run a shell command in the workspace root (stdin empty, no network unless the user allowed it) and return
-    its exit code and output, stdout and stderr merged; long output keeps its beginning and end."""
+    """Run a shell command in the workspace root, stdin empty, no network unless the user allowed it. Returns
+    the exit code and the output (stdout and stderr merged; long output keeps its start and end)."""
     if not command.strip():
         raise ValueError("the command is empty; give a shell command line, e.g. `pytest -q`")
     if "\0" in command:

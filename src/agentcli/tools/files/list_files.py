@@ -23,7 +23,7 @@ LimitArg = Annotated[int, Field(ge=1, le=1000)]
 
 
 def list_files(context: ToolContext, path: PathArg = ".", pattern: PatternArg = "", limit: LimitArg = 200) -> str:
-    """List the files under a directory, recursively; .gitignored files are left out."""
+    """List the files under a directory, recursively, .gitignored ones left out."""
     return list_paths(context.workspace, path, pattern, limit)
 
 

@@ -125,7 +125,7 @@ def _show(rel: str, number: int, line: bytes) -> str:
 
 
 PathArg = Annotated[str, Field(description="File or directory")]
-GlobArg = Annotated[str, Field(description="Only files matching, e.g. **/*.py")]
+GlobArg = Annotated[str, Field(description="Files to search, e.g. **/*.py")]
 LimitArg = Annotated[int, Field(ge=1, le=500)]
 
 
@@ -137,8 +137,8 @@ def search_text(
     ignore_case: bool = False,
     limit: LimitArg = 50,
 ) -> str:
-    """Search text files for a regular expression (Python re syntax, no lookarounds or backreferences);
-    one PATH:LINE: TEXT line per match."""
+    """Search text files for a Python regular expression (no lookarounds or backreferences); one PATH:LINE: TEXT
+    line per match."""
     return search(context.workspace, pattern, path, glob, ignore_case, limit)
 
 

@@ -25,22 +25,20 @@ EXPLANATION_CHARS = 2000
 class PlanItem(BaseModel):
     """One step of the plan."""
 
-    step: Annotated[str, Field(min_length=1, description="What this step does")]
-    status: Annotated[
-        Literal["pending", "in_progress", "completed"], Field(description="pending, in_progress or completed")
-    ]
+    step: Annotated[str, Field(min_length=1, description="What to do")]
+    status: Literal["pending", "in_progress", "completed"]
 
 
 def update_plan(
     context: ToolContext,
     steps: Annotated[
         list[PlanItem],
-        Field(min_length=1, description="Every step of the plan, in order, with its status"),
+        Field(min_length=1, description="All steps, in order"),
     ],
-    explanation: Annotated[str, Field(description="Why the plan is as it is, or changed")] = "",
+    explanation: Annotated[str, Field(description="Why it changed")] = "",
 ) -> str:
-    """Set your plan for this task: every step with its status (pending, in_progress, completed), at most
-    one in_progress. Call it again as steps are done; the answer is checked against it."""
+    """Set your plan: every step with its status, at most one in_progress. Call it again as steps get done;
+    your answer is checked against it."""
     _check_size(steps, explanation)
     doing = [item.step for item in steps if item.status == "in_progress"]
     if len(doing) > 1:
