@@ -24,7 +24,14 @@ from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.workspace import Workspace, quote_path
-from agentcli.tools.files.access import CHUNK_SIZE, explain, line_blocks, looks_binary, open_listed, require_regular
+from agentcli.tools.files.access import (
+    CHUNK_SIZE,
+    explain,
+    line_blocks,
+    looks_binary,
+    open_regular_file,
+    require_regular,
+)
 from agentcli.tools.files.walk import Walk, glob_filter, shown_path
 
 TIME_BUDGET = 8.0
@@ -206,7 +213,7 @@ def search(
 def _search_file(regex: _Regex, full: str, rel: str, room: int, deadline: float) -> tuple[list[str], int, bool] | None:
     """(up to `room` result lines, how many more lines matched, whether the deadline cut it), or None if the
     file is not a regular text file."""
-    stream = open_listed(full)
+    stream = open_regular_file(full)
     if stream is None:
         return None
     with stream:
