@@ -5,7 +5,7 @@ The plan is run state (the engine shows it and the judge reads it); the tool onl
 
 The bounds on a step's length, the number of steps and the explanation are checked here, not stated in the
 schema: llama.cpp's server turns a schema into a grammar for constrained decoding, and a `maxLength: 500` or
-`maxItems: 50` unrolls into so many rules that it fails to build the grammar and crashed (llama-cpp-python
+`maxItems: 50` unrolls into so many rules that the server fails to build the grammar and crashes (llama-cpp-python
 0.3.36, `chatml-function-calling`; bench/README.md, "update_plan against a real llama.cpp server").
 """
 
