@@ -7,8 +7,9 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_edit, resumed_edit
+from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_edit
 from agentcli.tools.files.params import FilePath
+from agentcli.tools.files.resume import resumed_edit
 
 OldArg = Annotated[str, Field(description="Exact text to replace, with enough lines around it to be unique")]
 NewArg = Annotated[str, Field(description="Its replacement")]

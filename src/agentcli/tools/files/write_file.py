@@ -7,8 +7,9 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_write, resumed_write
+from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_write
 from agentcli.tools.files.params import FilePath
+from agentcli.tools.files.resume import resumed_write
 
 ContentArg = Annotated[str, Field(description="The whole new text")]
 
