@@ -394,11 +394,13 @@ def _check_url(url: str) -> None:
 
 
 def _read_dotenv(path: Path) -> dict[str, str | None]:
+    """The `.env` at `path`, every value as written: `${VAR}` expanded from the environment would let a cloned
+    repository's file send the user's key, or any variable, where it chooses."""
     if not path.is_file():
         return {}
     from dotenv import dotenv_values  # imported here: most commands never need it
 
     try:
-        return dict(dotenv_values(path, encoding="utf-8"))
+        return dict(dotenv_values(path, encoding="utf-8", interpolate=False))
     except (UnicodeDecodeError, OSError) as exc:
         raise ConfigError(f"{path} cannot be read as UTF-8 text: {exc}") from None
