@@ -329,6 +329,21 @@ def load_settings(
     return replace(chosen, **choices)
 
 
+def mask_known_keys(
+    text: str, config: ConfigFile, environ: Mapping[str, str] | None = None, env_file: Path | None = None
+) -> str:
+    """`text` with every key a run here could send masked: LLM_API_KEY's value and that of each variable the
+    config file names, in the environment and in `.env`. For a command that prints what a repository wrote
+    (`agent prompt`): it settles no setting, so that a mistake in one (a bad LLM_TIMEOUT, a .env endpoint
+    without its key) cannot stop it."""
+    env = os.environ if environ is None else environ
+    dotenv = _read_dotenv(env_file or Path.cwd() / ".env")
+    for name in ("LLM_API_KEY", *config.key_variables):
+        for value in (env.get(name), dotenv.get(name)):
+            text = Secret(value).masked(text) if value else text
+    return text
+
+
 def _stronger(source: str, than: str) -> bool:
     """Whether a value from `source` beats one from `than` ("" - nowhere - is beaten by everything)."""
     return than not in SOURCES or SOURCES.index(source) < SOURCES.index(than)

@@ -9,8 +9,11 @@ import threading
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from agentcli.agent import Agent
+from agentcli.cli.app import app
+from agentcli.config import MASK
 from agentcli.engine.instructions import system_prompt
 from agentcli.llm.scripted import ScriptedClient, text
 from tests.support.agents import agent_settings
@@ -108,3 +111,22 @@ def test_a_chat_warns_once_though_every_question_reads_the_instructions(tmp_path
         agent.run("first")
         agent.run("second")
     assert len(warnings) == 1 and "AGENTS.md" in warnings[0]
+
+
+def test_agent_prompt_masks_the_key_and_warns_without_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key in a file the prompt shows (here the instructions themselves) is printed as the mask, whichever
+    variable holds it; a symlink that leads out is one warning line."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "AGENTS.md").write_text(f"Our staging key is {KEY}.\n")
+    Path(os.environ["AGENTCLI_CONFIG"]).write_text('api_key_env = "DEEPSEEK_API_KEY"\n')
+    for variable in ("LLM_API_KEY", "DEEPSEEK_API_KEY"):
+        shown = CliRunner().invoke(app, ["prompt"], env={variable: KEY})
+        assert shown.exit_code == 0, shown.output
+        assert KEY not in shown.output and f"Our staging key is {MASK}." in shown.stdout
+    (tmp_path / "AGENTS.md").unlink()
+    (tmp_path / "AGENTS.md").symlink_to("/proc/self/environ")
+    shown = CliRunner().invoke(app, ["prompt", "--mode", "react"], env={"LLM_API_KEY": KEY})
+    assert shown.exit_code == 0 and KEY not in shown.output and "Traceback" not in shown.output
+    assert shown.stderr.count("\n") == 1 and shown.stderr.startswith("warning: instructions skipped: 'AGENTS.md'")
