@@ -133,6 +133,9 @@ class Settings:
     """Command patterns run_command may run without asking, when the sandbox is on (--allow, the config's allow)."""
     allow_network: bool = False
     """Commands keep the network (--allow-network); by default each runs in a network namespace of its own."""
+    key_variables: tuple[str, ...] = ()
+    """The variables the config file says hold keys (its api_key_env and every alias's): commands never get them,
+    whatever their names (the v3 scrub knows only names like *_KEY)."""
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     """Where each setting came from, by field name: one of SOURCES, or for a model alias "alias NAME (flag)" and
     "config alias", for a key the config names the variable of "VARIABLE from environment". Filled by
@@ -321,6 +324,7 @@ def load_settings(
         max_retries=_number(retries_text, "LLM_MAX_RETRIES", int, Settings.max_retries),
         stream=_switch(stream_text, "LLM_STREAM", Settings.stream),
         context_window=_window(window_text),
+        key_variables=file.key_variables,
         sources={field: source or "default" for field, source in sources.items()},
         **defaults,
     )
