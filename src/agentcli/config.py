@@ -337,11 +337,14 @@ def mask_known_keys(
     text: str, config: ConfigFile, environ: Mapping[str, str] | None = None, env_file: Path | None = None
 ) -> str:
     """`text` with every key a run here could send masked: LLM_API_KEY's value and that of each variable the
-    config file names, in the environment and in `.env`. For a command that prints what a repository wrote
-    (`agent prompt`): it settles no setting, so that a mistake in one (a bad LLM_TIMEOUT, a .env endpoint
-    without its key) cannot stop it."""
+    config file names, in the environment and in `.env`. For the commands that print what a repository or a
+    tool wrote (`agent prompt`, `agent tools list`): it settles no setting, so that a mistake in one (a bad
+    LLM_TIMEOUT, a .env endpoint without its key, a .env that is not UTF-8) cannot stop them."""
     env = os.environ if environ is None else environ
-    dotenv = _read_dotenv(env_file or Path.cwd() / ".env")
+    try:
+        dotenv = _read_dotenv(env_file or Path.cwd() / ".env")
+    except ConfigError:
+        dotenv = {}  # a .env that cannot be read gives no run a key
     for name in ("LLM_API_KEY", *config.key_variables):
         for value in (env.get(name), dotenv.get(name)):
             text = Secret(value).masked(text) if value else text

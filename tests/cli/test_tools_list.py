@@ -78,3 +78,10 @@ def test_a_key_in_a_tools_words_is_printed_masked(runner: CliRunner, tmp_path: P
     )
     assert done.exit_code == 0, done.output
     assert key not in done.output and "server token ********" in done.output
+
+
+def test_masking_reads_no_setting_that_could_break_it(runner: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "leaky.py").write_text(LEAKY_TOOLS, encoding="utf-8")
+    (tmp_path / ".env").write_bytes(b"LLM_MODEL_NAME=m\xff\nLLM_BASE_URL=http://only-in-dotenv.example\n")
+    done = runner.invoke(app, ["tools", "list", "--tools", str(tmp_path / "leaky.py")], env={"LLM_TIMEOUT": "soon"})
+    assert done.exit_code == 0, done.output
