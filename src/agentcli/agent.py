@@ -177,6 +177,7 @@ class Agent:
         self.settings = settings
         self._mcp = dict(mcp or {})
         self._warn = warn or warn_line
+        self._warned: set[str] = set()
         self.recorder = recorder
         """Sees every run (the CLI's saves sessions); None saves nothing."""
         # The file tools' ledger is the session's log, whichever session the agent holds (reset, resume).
@@ -266,7 +267,14 @@ class Agent:
             self.settings.workspace,
             instructions=self.settings.instructions,
             limit=instructions_limit(self.engine.context_window),  # a small window is not spent on AGENTS.md
+            warn=self._warn_once,
         )
+
+    def _warn_once(self, message: str) -> None:
+        """Each warning once per Agent: a chat reads AGENTS.md again at every question."""
+        if message not in self._warned:
+            self._warned.add(message)
+            self._warn(message)
 
     def events(self, question: str) -> Iterator[Event]:
         """Run a question, yielding every event. Interrupted mid-way, the turn leaves no trace in memory."""
