@@ -44,6 +44,7 @@ from agentcli.events import (
 )
 from agentcli.llm.types import ChatClient, ChatRequest, Completion, StreamingOff, ToolCall, Usage, Waiting
 from agentcli.modes import FALLBACKS, ModeName
+from agentcli.text import sentence
 from agentcli.tools.core.progress import ToolInterrupted
 from agentcli.tools.core.registry import ToolRegistry, ToolResult
 
@@ -264,7 +265,7 @@ class Engine:
         except ToolsUnsupportedError as exc:
             fallback = FALLBACKS.get(run.mode)
             if fallback is None:
-                return run.fail(f"{_sentence(str(exc))} Try --mode react or --mode auto.")
+                return run.fail(f"{sentence(str(exc))} Try --mode react or --mode auto.")
             old, run.mode = adapter.name, fallback
             yield ModeSwitched(old, self.adapter(fallback).name, str(exc))
             return State.THINKING
@@ -467,11 +468,6 @@ def _listed(steps: list[tuple[int, str]]) -> str:
 
 def _nothing(run: RunState) -> None:
     """The checkpoint of a run nobody saves."""
-
-
-def _sentence(text: str) -> str:
-    text = text.rstrip()
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _call_dict(call: ToolCall) -> dict[str, str]:

@@ -55,6 +55,7 @@ from agentcli.llm.types import (
     Usage,
     Waiting,
 )
+from agentcli.text import sentence
 
 if TYPE_CHECKING:
     import openai
@@ -295,7 +296,7 @@ class OpenAIChatClient:
             asked = _retry_after(response.headers)
             if asked is not None and asked > RETRY_AFTER_CAP:
                 return LLMError(
-                    f"{_sentence(str(error))} The server asks to wait {asked:.0f} s before asking again; agentcli "
+                    f"{sentence(str(error))} The server asks to wait {asked:.0f} s before asking again; agentcli "
                     f"waits at most {RETRY_AFTER_CAP:.0f} s. Try again later.",
                     status=status,
                 )
@@ -415,10 +416,6 @@ def _short(text: str, limit: int = 300) -> str:
     """A server's words, clipped: an error page can be megabytes."""
     text = clean_text(text)
     return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _sentence(text: str) -> str:
-    return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 def _text_or_none(value: object) -> str | None:
