@@ -9,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from agentcli.errors import LLMError
 from agentcli.llm.types import ChatClient, ChatRequest, Usage
+from agentcli.model_json import UnreadableJson, find_object
 from agentcli.text import excerpt, quote
 
 JUDGE_SYSTEM_PROMPT = (
@@ -111,8 +112,9 @@ class Judge:
         except LLMError as exc:
             return Verdict(True, note=f"judge unavailable, answer accepted unchecked: {exc}")
         try:
-            parsed = _VerdictModel.model_validate_json(_strip_fences(completion.content))
-        except (ValidationError, ValueError):  # ValueError: a number of more than 4,300 digits, say
+            found = find_object(completion.content, lambda value: "passed" in value)
+            parsed = _VerdictModel.model_validate(found)
+        except (UnreadableJson, ValidationError):
             shown = quote(completion.content, 120)
             return Verdict(
                 True,
@@ -126,10 +128,3 @@ def _clip_missing(text: str) -> str:
     """The judge's `missing`, cut; the model is told who wrote the rest and that it was left out."""
     cut = excerpt(text, MISSING_CHARS)
     return cut if cut == text else f"{cut} [the judge wrote {len(text):,} characters; the rest is left out]"
-
-
-def _strip_fences(text: str) -> str:
-    text = text.strip()
-    if text.startswith("```"):
-        text = text.split("\n", 1)[-1].rsplit("```", 1)[0]
-    return text
