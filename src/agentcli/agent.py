@@ -142,7 +142,14 @@ class Run:
 
     def _stopped(self, status: str) -> RunFinished:
         elapsed = time.perf_counter() - self._started
-        return RunFinished(None, status, self.state.usage, self.state.step, elapsed, session_id=self._session.id or "")
+        return RunFinished(
+            answer=None,
+            status=status,
+            usage=self.state.usage,
+            steps=self.state.step,
+            elapsed_s=elapsed,
+            session_id=self._session.id or "",
+        )
 
     def where(self) -> str:
         """Where the run was when it stopped, for the interrupt message."""

@@ -117,14 +117,14 @@ class Engine:
         save = checkpoint or _nothing
         save(run)  # the question is kept before anything can go wrong
         yield RunStarted(
-            run.question,
-            run.mode,
-            self.model,
-            self.endpoint,
-            session.id or "",
-            self.sandbox,
-            self.context_window,
-            self.window_from,
+            question=run.question,
+            mode=run.mode,
+            model=self.model,
+            endpoint=self.endpoint,
+            session_id=session.id or "",
+            sandbox=self.sandbox,
+            window=self.context_window,
+            window_from=self.window_from,
         )
         if run.plan:  # begun from an accepted plan, or resumed: where the plan stands is shown first
             yield _plan_shown(run)
@@ -134,11 +134,18 @@ class Engine:
             if target is not State.TOOL_EXECUTING:  # the turn is saved with its first tool result instead
                 save(run)
         if run.state is State.FAILED:
-            yield RunFailed(run.failure, run.state.value)
+            yield RunFailed(reason=run.failure, state=run.state.value)
         status = "finished" if run.state is State.FINISHED else "failed"
         elapsed = time.perf_counter() - started
         yield RunFinished(
-            run.answer, status, run.usage, run.step, elapsed, run.verified, run.unverified, session.id or ""
+            answer=run.answer,
+            status=status,
+            usage=run.usage,
+            steps=run.step,
+            elapsed_s=elapsed,
+            verified=run.verified,
+            unverified=run.unverified,
+            session_id=session.id or "",
         )
 
     def fitted(
@@ -213,7 +220,7 @@ class Engine:
         if run.step >= self.max_steps:
             return run.fail(f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps}).")
         run.step += 1
-        yield StepStarted(run.step, self.max_steps)
+        yield StepStarted(step=run.step, max_steps=self.max_steps)
         conversation = session.conversation
         adapter = self.adapter(run.mode)
         offered = self.tools.reading() if run.planning else self.tools
@@ -228,13 +235,13 @@ class Engine:
         session.turns_replaced = fitted.summary is not None or fitted.how == "stubs and earlier turns"
         if fitted.how:
             yield Compacted(
-                run.step,
-                fitted.tokens_before,
-                fitted.tokens_after,
-                self.context_window,
-                fitted.how,
-                written.text if written is not None else "",
-                written.before if written is not None else 0,
+                step=run.step,
+                tokens_before=fitted.tokens_before,
+                tokens_after=fitted.tokens_after,
+                window=self.context_window,
+                how=fitted.how,
+                summary=written.text if written is not None else "",
+                summary_before=written.before if written is not None else 0,
             )
         check_pairing(fitted.view.messages)
         request = fitted.request
@@ -252,7 +259,7 @@ class Engine:
                 )
                 session.compact_next = True  # that request only, as far as it goes; later steps fit as usual
                 run.step -= 1  # the refused request does not count against --max-steps
-                yield StepRetried(run.step + 1, f"{exc} Compacting and asking again.")
+                yield StepRetried(step=run.step + 1, reason=f"{exc} Compacting and asking again.")
                 return State.THINKING
             # Asking again, or in another protocol, would overflow the same way. The run's messages leave the
             # view, so the next question (a chat's, --continue's) is sent without what overflowed.
@@ -267,14 +274,14 @@ class Engine:
             if fallback is None:
                 return run.fail(f"{sentence(str(exc))} Try --mode react or --mode auto.")
             old, run.mode = adapter.name, fallback
-            yield ModeSwitched(old, self.adapter(fallback).name, str(exc))
+            yield ModeSwitched(old=old, new=self.adapter(fallback).name, reason=str(exc))
             return State.THINKING
         except StreamCutError as exc:
             if run.stream_retries >= MAX_STREAM_RETRIES:
                 return run.fail(f"{exc} It happened {run.stream_retries + 1} times; giving up.")
             run.stream_retries += 1
             run.step -= 1  # the lost reply does not count against --max-steps
-            yield StepRetried(run.step + 1, str(exc))
+            yield StepRetried(step=run.step + 1, reason=str(exc))
             return State.THINKING
         except LLMError as exc:
             return run.fail(str(exc))
@@ -287,7 +294,7 @@ class Engine:
             return (yield from self._format_problem(run, session, completion.content, exc))
         run.format_errors = 0
         calls = _unique_ids(turn.tool_calls, run.step, taken)
-        yield ModelTurnDecoded(run.step, turn.content, [_call_dict(call) for call in calls])
+        yield ModelTurnDecoded(step=run.step, content=turn.content, tool_calls=[_call_dict(call) for call in calls])
         if calls:
             conversation.add_assistant(turn.content, calls)
             run.pending = calls
@@ -305,19 +312,19 @@ class Engine:
             if isinstance(item, Completion):
                 completion = item
             elif isinstance(item, Waiting):
-                yield ModelWaiting(run.step, item.reason, item.seconds)
+                yield ModelWaiting(step=run.step, reason=item.reason, seconds=item.seconds)
             elif isinstance(item, StreamingOff):
                 run.streaming = False  # for the rest of the run; the session adopts it for the next ones
-                yield StreamingSwitchedOff(item.reason)
+                yield StreamingSwitchedOff(reason=item.reason)
             else:
-                yield ModelTextDelta(run.step, item.text)
+                yield ModelTextDelta(step=run.step, text=item.text)
         if completion is None:  # a client broke its contract; say so instead of guessing
             raise LLMError("The model stream ended without a completion.")
         return completion
 
     def _format_problem(self, run: RunState, session: Session, raw: str, exc: FormatError) -> Step:
         run.format_errors += 1
-        yield FormatProblem(run.step, str(exc), exc.hint)
+        yield FormatProblem(step=run.step, message=str(exc), hint=exc.hint)
         if run.format_errors >= MAX_FORMAT_ERRORS:
             return run.fail(f"The model's reply could not be understood {run.format_errors} times in a row: {exc}")
         session.conversation.add_assistant(raw)
@@ -332,7 +339,7 @@ class Engine:
         for call in run.pending:
             if call.id in answered:
                 continue
-            yield ToolCalled(run.step, call.id, call.name, call.arguments)
+            yield ToolCalled(step=run.step, call_id=call.id, name=call.name, arguments=call.arguments)
             pending = PendingCall(
                 call.id,
                 call.name,
@@ -354,7 +361,15 @@ class Engine:
                     yield _plan_shown(run)
             else:
                 blocked += 1
-                returned = ToolReturned(run.step, call.id, call.name, notice, True, 0.0, skipped=True)
+                returned = ToolReturned(
+                    step=run.step,
+                    call_id=call.id,
+                    name=call.name,
+                    content=notice,
+                    is_error=True,
+                    elapsed_ms=0.0,
+                    skipped=True,
+                )
             conversation.add_tool_result(call.id, returned.content)
             checkpoint(run)  # a tool's work is never lost once it has returned, even if nobody reads on
             yield returned
@@ -368,8 +383,10 @@ class Engine:
         """Run one call unless the before_call policy denies it; a denial is the call's result."""
         decision = PLANNING_REFUSAL if planning and call.may_change else self.before_call(call)
         if isinstance(decision, Deny):
-            yield CallDenied(call.step, call.id, call.name, decision.reason)
-            return ToolReturned(call.step, call.id, call.name, decision.reason, True, 0.0)
+            yield CallDenied(step=call.step, call_id=call.id, name=call.name, reason=decision.reason)
+            return ToolReturned(
+                step=call.step, call_id=call.id, name=call.name, content=decision.reason, is_error=True, elapsed_ms=0.0
+            )
         reports = self.tools.run(call.name, call.arguments, call.id)
         while True:
             try:
@@ -379,20 +396,26 @@ class Engine:
                 break
             try:
                 yield ToolProgress(
-                    call.step,
-                    call.id,
-                    call.name,
-                    report.elapsed_s,
-                    list(report.tail),
-                    report.lines,
-                    report.bytes,
-                    report.note,
+                    step=call.step,
+                    call_id=call.id,
+                    name=call.name,
+                    elapsed_s=report.elapsed_s,
+                    tail=list(report.tail),
+                    lines=report.lines,
+                    bytes=report.bytes,
+                    note=report.note,
                 )
             except GeneratorExit:  # the run is closed (Ctrl-C while this was shown): the tool stops first and
                 reports.close()  # may say what it had done (ToolInterrupted), kept as the call's result
                 raise
         return ToolReturned(
-            call.step, call.id, call.name, result.content, result.is_error, result.elapsed_ms, diff=result.diff
+            step=call.step,
+            call_id=call.id,
+            name=call.name,
+            content=result.content,
+            is_error=result.is_error,
+            elapsed_ms=result.elapsed_ms,
+            diff=result.diff,
         )
 
     def _repeat_notice(self, run: RunState, call: PendingCall) -> str | None:
@@ -414,19 +437,19 @@ class Engine:
             open_steps = run.open_steps()
             run.verified = False
             run.unverified = f"{note} Plan steps left open: {_listed(open_steps)}." if open_steps else note
-            yield JudgeVerdict(run.step, True, "", note=note)
+            yield JudgeVerdict(step=run.step, passed=True, missing="", note=note)
         else:
             verdict = self._verdict(run, session, draft)
             if verdict is not None:
                 yield from self._count(run, verdict.usage)
-                yield JudgeVerdict(run.step, verdict.passed, verdict.missing, verdict.note)
+                yield JudgeVerdict(step=run.step, passed=verdict.passed, missing=verdict.missing, note=verdict.note)
                 if not verdict.passed:
                     run.rejections += 1
                     session.conversation.add_user(f"[Judge feedback] {verdict.missing or 'The answer is incomplete.'}")
                     return State.THINKING
         session.conversation.add_assistant(draft)
         run.answer = draft
-        yield AnswerReady(draft, warning)
+        yield AnswerReady(answer=draft, warning=warning)
         return State.FINISHED
 
     def _verdict(self, run: RunState, session: Session, draft: str) -> Verdict | None:
@@ -454,12 +477,12 @@ class Engine:
     def _count(self, run: RunState, usage: Usage) -> Iterator[Event]:
         if usage != Usage():
             run.usage = run.usage + usage
-            yield UsageReported(run.step, usage, run.usage)
+            yield UsageReported(step=run.step, call=usage, total=run.usage)
 
 
 def _plan_shown(run: RunState) -> PlanUpdated:
     steps = [{"step": item.step, "status": item.status} for item in run.plan]
-    return PlanUpdated(run.step, steps, run.plan_explanation)
+    return PlanUpdated(step=run.step, steps=steps, explanation=run.plan_explanation)
 
 
 def _listed(steps: list[tuple[int, str]]) -> str:
