@@ -1,4 +1,5 @@
-"""The finish guard: a separate completion, without tools, that checks a draft answers the question."""
+"""The finish guard: a separate completion, without tools, that checks a draft answers the question, and the
+rejections that need no judge (an empty draft, plan steps left open)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
+from agentcli.engine.state import RunState
 from agentcli.errors import LLMError
 from agentcli.llm.types import ChatClient, ChatRequest, Usage
 from agentcli.model_json import UnreadableJson, find_object
@@ -54,6 +56,30 @@ def trivial_verdict(draft: str) -> Verdict | None:
     if is_trivial(draft):
         return Verdict(False, "The reply was empty. Answer the request.", note="trivial answer, judge not asked")
     return None
+
+
+def verdict_without_judge(run: RunState, draft: str) -> Verdict | None:
+    """The rejection of `draft` that needs no judge: an empty or trivial draft, a planning run's answer without
+    a plan, an answer given while plan steps are open; None when the judge, if there is one, decides."""
+    trivial = trivial_verdict(draft)
+    if trivial is not None:
+        return trivial
+    if run.planning and not run.plan:
+        return Verdict(False, "This is the planning run: make the plan with update_plan, then answer.")
+    open_steps = [] if run.planning else run.open_steps()
+    if open_steps:
+        return Verdict(
+            False,
+            f"The plan has steps that are not completed: {listed(open_steps)}. Do them and mark them "
+            "completed with update_plan (or update the plan if it changed), then answer.",
+            note="plan steps open, judge not asked",
+        )
+    return None
+
+
+def listed(steps: list[tuple[int, str]]) -> str:
+    """Numbered plan steps on one line, as the user saw them numbered."""
+    return "; ".join(f"{number}. {step}" for number, step in steps)
 
 
 def judge_request(
