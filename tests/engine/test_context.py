@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agentcli.adapters.base import View
-from agentcli.engine.budget import DEFAULT_WINDOW, ContextBudget, choose_window, size_of
+from agentcli.engine.budget import DEFAULT_WINDOW, Budget, choose_window, size_of
 from agentcli.engine.context import COMPACT_AT, NOTE, Summarizer, fit
 from agentcli.engine.conversation import check_pairing
 from agentcli.engine.judge import Judge
@@ -52,7 +52,7 @@ def build(view: View) -> ChatRequest:
 def test_old_results_become_stubs_first_and_the_newest_stays() -> None:
     messages = conversation(3, 6000)[:-1]  # the last turn waits for its answer
     view = View(messages, list(range(len(messages))))
-    fitted = fit(view, build, ContextBudget(4096), turn_start=8)
+    fitted = fit(view, build, Budget(4096), turn_start=8)
     assert fitted.how == "stubs" and fitted.tokens_after < fitted.tokens_before
     contents = [str(m.get("content")) for m in fitted.view.messages if m["role"] == "tool"]
     assert contents[0].startswith('[left out to fit the context window: the result of read_file {"path": "a"}')
@@ -63,7 +63,7 @@ def test_old_results_become_stubs_first_and_the_newest_stays() -> None:
 def test_then_earlier_turns_go_and_every_question_stays_verbatim_with_the_latest_last() -> None:
     messages = [*conversation(40, 10), {"role": "user", "content": "the latest question"}]
     view = View(messages, list(range(len(messages))))
-    fitted = fit(view, build, ContextBudget(1024), turn_start=len(messages) - 1)
+    fitted = fit(view, build, Budget(1024), turn_start=len(messages) - 1)
     assert fitted.how == "stubs and earlier turns"
     sent = fitted.view.messages
     assert [m["content"] for m in sent if m["role"] == "user"][:40] == [f"question {n}" for n in range(40)]
@@ -73,7 +73,7 @@ def test_then_earlier_turns_go_and_every_question_stays_verbatim_with_the_latest
 
 def test_a_small_fit_changes_nothing_and_usage_calibrates_the_estimate() -> None:
     messages = conversation(1, 10)
-    budget = ContextBudget()
+    budget = Budget()
     fitted = fit(View(messages, range(4)), build, budget, turn_start=0)
     assert fitted.how == "" and list(fitted.view.messages) == messages
     assert fitted.size == size_of(build(View(messages, range(4))))
@@ -97,7 +97,7 @@ def test_then_earlier_turns_are_summarised_with_the_task_record_and_the_latest_q
     calls: list[tuple[Summary | None, int]] = []
     task = f"{TASK_HEADER}\n1. question 0"
     summarizer = summarizer_of("## Task\n- question 0", calls)
-    fitted = fit(view, build, ContextBudget(1024), turn_start=160, summarizer=summarizer, task=task)
+    fitted = fit(view, build, Budget(1024), turn_start=160, summarizer=summarizer, task=task)
     assert fitted.how == "stubs and summary" and calls == [(None, 160)]
     assert fitted.summary == Summary("## Task\n- question 0", 160)
     first, last = fitted.view.messages[0], fitted.view.messages[-1]
@@ -113,14 +113,14 @@ def test_a_summary_is_reused_for_the_turns_it_covers_and_a_failed_one_leaves_the
     view = View(messages, list(range(len(messages))))
     calls: list[tuple[Summary | None, int]] = []
     kept = Summary("the story so far", 160)
-    fitted = fit(view, build, ContextBudget(1024, summary=kept), turn_start=160, summarizer=summarizer_of("new", calls))
+    fitted = fit(view, build, Budget(1024, summary=kept), turn_start=160, summarizer=summarizer_of("new", calls))
     assert fitted.how == "" and calls == [] and fitted.summary is kept  # it fits with the summary: no request
     assert "the story so far" in fitted.view.messages[0]["content"] and len(fitted.view.messages) == 2
 
     def failing(previous: Summary | None, view: View, before: int) -> Summary:
         raise LLMError("the server is down")
 
-    fitted = fit(view, build, ContextBudget(1024), turn_start=160, summarizer=failing)
+    fitted = fit(view, build, Budget(1024), turn_start=160, summarizer=failing)
     assert fitted.how == "stubs and earlier turns" and fitted.summary is None
     assert fitted.view.messages[-2]["content"] == NOTE and fitted.view.messages[-1]["content"] == "the latest question"
 

@@ -67,7 +67,7 @@ def size_before(view: View, before: int) -> int:
 
 
 @dataclass
-class ContextBudget:
+class Budget:
     """What one session's requests are held to, and what its replies taught about the server."""
 
     window: int = DEFAULT_WINDOW
@@ -105,9 +105,9 @@ class ContextBudget:
         self.chars_per_token = after_overflow(self.chars_per_token, size, self.window, error.prompt_tokens)
         self.compact_next = True
 
-    def carried(self) -> ContextBudget:
+    def carried(self) -> Budget:
         """The budget of a new session with the same server: its window and estimate, no summary."""
-        return ContextBudget(self.window, self.window_from, self.chars_per_token)
+        return Budget(self.window, self.window_from, self.chars_per_token)
 
 
 def calibrated(chars_per_token: float, request_size: int, prompt_tokens: int) -> float:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agentcli.adapters.base import View
-from agentcli.engine.budget import ContextBudget, size_before, size_of
+from agentcli.engine.budget import Budget, size_before, size_of
 from agentcli.engine.conversation import check_pairing
 from agentcli.engine.session import Session
 from agentcli.engine.summary import Summary, summarize, summary_block, task_record
@@ -73,7 +73,7 @@ LLMError when the model cannot."""
 def fit(
     view: View,
     build: Build,
-    budget: ContextBudget,
+    budget: Budget,
     *,
     turn_start: int,
     force: bool = False,
@@ -203,7 +203,7 @@ def task_of(session: Session) -> str:
     return task_record(session.questions(), plan, window=budget.window, chars_per_token=budget.chars_per_token)
 
 
-def _summarizer(budget: ContextBudget, complete: Complete, spent: list[Usage]) -> Summarizer:
+def _summarizer(budget: Budget, complete: Complete, spent: list[Usage]) -> Summarizer:
     """Writes summaries with `complete` (no tools); what they cost is added to `spent`."""
 
     def ask(request: ChatRequest) -> str:

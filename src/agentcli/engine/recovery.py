@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agentcli.adapters.base import Adapter
-from agentcli.engine.budget import ContextBudget
+from agentcli.engine.budget import Budget
 from agentcli.engine.state import RunState, State, Step
 from agentcli.errors import ContextLengthError, LLMError, StreamCutError, ToolsUnsupportedError
 from agentcli.events import ModeSwitched, StepRetried
@@ -27,9 +27,7 @@ from agentcli.text import sentence
 MAX_STREAM_RETRIES = 1
 
 
-def recover(
-    error: LLMError, run: RunState, budget: ContextBudget, size: int, adapter: Callable[[ModeName], Adapter]
-) -> Step:
+def recover(error: LLMError, run: RunState, budget: Budget, size: int, adapter: Callable[[ModeName], Adapter]) -> Step:
     """The table above, for a request of `size` bytes that failed with `error`; `adapter` names the protocols."""
     match error:
         case ContextLengthError():
@@ -41,7 +39,7 @@ def recover(
     return run.fail(str(error))
 
 
-def _compact_and_ask_again(error: ContextLengthError, run: RunState, budget: ContextBudget, size: int) -> Step:
+def _compact_and_ask_again(error: ContextLengthError, run: RunState, budget: Budget, size: int) -> Step:
     if run.context_retries == 0:
         run.context_retries += 1
         budget.overflowed(size, error)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from agentcli.adapters.base import View
-from agentcli.engine.budget import ContextBudget, size_before
+from agentcli.engine.budget import Budget, size_before
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
 from agentcli.modes import ModeName
@@ -28,7 +28,7 @@ class Session:
     """Every run, in order, its place its number; a run taken back stays here, marked `withdrawn`."""
     id: str | None = None
     """The session's id in the store, once it has been saved."""
-    budget: ContextBudget = field(default_factory=ContextBudget)
+    budget: Budget = field(default_factory=Budget)
     """What the requests are held to, and what the replies taught about the server's counting."""
     _replaced: tuple[int, int] = field(default=(-1, 0), repr=False, compare=False)
 
