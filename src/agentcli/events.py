@@ -172,7 +172,8 @@ class JudgeVerdict(Event):
 
 @dataclass(frozen=True, kw_only=True)
 class StepRetried(Event):
-    """A step's reply was lost mid-stream; its partial text is void and the step starts again."""
+    """The step is asked again: its reply was lost mid-stream (its partial text is void), or the server said the
+    context was full (what is sent is compacted first)."""
 
     type: ClassVar[str] = "step_retried"
     step: int
