@@ -53,7 +53,11 @@ def validator(schema: dict[str, Any]) -> Any:
         return lambda arguments: None
 
     def check(arguments: dict[str, Any]) -> str | None:
-        problems = [_problem(error) for error in sorted(checker.iter_errors(arguments), key=lambda e: list(e.path))]
+        try:
+            errors = sorted(checker.iter_errors(arguments), key=lambda e: list(e.path))
+        except RecursionError:  # a `$ref` that leads back to itself on the same value (`{"$ref": "#"}`)
+            return None
+        problems = [_problem(error) for error in errors]
         return "; ".join(problems[:5]) or None
 
     return check
