@@ -1,10 +1,12 @@
 """A server of our own that misbehaves (tests/mcp/servers/hostile.py): it never answers, dies mid-call, floods
-its stderr, returns 10 MB, reports its environment. Each costs an error result or one warning line, never the run."""
+its stderr, returns 10 MB, reports its environment, writes a banner on stdout. Each costs an error result or one
+warning line, never the run."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +21,9 @@ from agentcli.events import ToolReturned
 from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.mcp.manager import McpServers
 from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
-from tests.mcp.helpers import alive, hostile_block, time_block
+from tests.mcp.helpers import alive, config_text, hostile_block, time_block
 from tests.support.agents import agent_settings
+from tests.support.processes import AGENT
 
 # slow (server processes and their timeouts): scheduled first, see tests/conftest.py
 pytestmark = pytest.mark.slow
@@ -173,3 +176,29 @@ def test_closing_the_agent_stops_the_server_and_what_it_started(workspace: Path,
         time.sleep(0.05)
     assert not alive(server) and not alive(child)
     assert os.getpid() != server
+
+
+def test_a_banner_on_stdout_goes_to_the_log_and_the_messages_around_it_are_read(tmp_path: Path) -> None:
+    servers = McpServers({"h": hostile_block("--banner", trust=True)}, warn=pytest.fail, logs=tmp_path)
+    try:
+        tools = ToolRegistry(servers.start())
+        result = tools.call("h__media", "{}")
+    finally:
+        servers.close()
+    assert len([tool for tool in tools if tool.name.startswith("h__")]) == 8
+    assert not result.is_error and result.content.startswith("a picture:")
+    log = (tmp_path / "h.log").read_text(encoding="utf-8")
+    assert "mcp.client.stdio: Failed to parse JSONRPC message" in log  # the SDK's record of each line
+    assert "input_value='answering request 2'" in log
+    # That none of it reaches the terminal: the last test's, in a process of its own (whose stderr is one).
+
+
+def test_agent_mcp_list_shows_nothing_of_a_banner_or_the_sdk(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(config_text({"h": hostile_block("--banner", trust=True)}), encoding="utf-8")
+    env = {**os.environ, "AGENTCLI_CONFIG": str(config), "AGENTCLI_HOME": str(tmp_path / "home")}
+    done = subprocess.run([*AGENT, "mcp", "list"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "  started · 8 tools\n" in done.stdout and "    h__media: Return an image and a resource.\n" in done.stdout
+    assert done.stderr == ""
+    assert "answering request 2" in (tmp_path / "home" / "mcp" / "h.log").read_text(encoding="utf-8")

@@ -2,6 +2,7 @@
 
     launcher.py    the tiny process between the agent and a stdio server (environment cut, dies with the agent)
     connection.py  one server on the SDK: start, list its tools, call one, stop
+    server_log.py  a server's log file: its stderr and what the SDK logs about it (never the terminal)
     manager.py     all of a run's servers on one background event-loop thread; their tools; close()
     schema.py      `SERVER__TOOL` names, the input schema as parameters, argument validation
     results.py     a call's result as text (what is not text, said in one line)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config_file import McpServer
+from agentcli.mcp.server_log import open_log, records_to
 
 INHERITED = ("PATH", "HOME", "LANG")
 """The only variables of the user's environment a server gets (besides its block's `env`)."""
@@ -50,7 +51,7 @@ class Connection:
         from mcp import Client
 
         try:
-            with self._log() as errlog:
+            with open_log(self.log_path) as errlog, records_to(errlog):
                 async with Client(self._transport(errlog), client_info=_client_info()) as client:
                     self._client = client
                     self.tools = await self._list_tools(client)
@@ -111,19 +112,6 @@ class Connection:
         ]
         params = StdioServerParameters(command=sys.executable, args=launcher, env=env)
         return stdio_client(params, errlog=errlog)
-
-    def _log(self) -> Any:
-        """The server's stderr: its log file (a new one each run), else nowhere. Never the terminal."""
-        if self.log_path is not None:
-            from agentcli.store.paths import private_dir, private_file
-
-            try:
-                private_dir(self.log_path.parent)
-                private_file(self.log_path)
-                return open(self.log_path, "w", encoding="utf-8")
-            except OSError:
-                pass  # an unwritable home: the server still runs, its stderr is dropped
-        return open(os.devnull, "w", encoding="utf-8")
 
     async def _list_tools(self, client: Any) -> list[Any]:
         listed: list[Any] = []
