@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config_file import McpServer
+from agentcli.mcp.incoming import fitted
 from agentcli.mcp.server_log import open_log, records_to
 
 INHERITED = ("PATH", "HOME", "LANG")
@@ -41,6 +42,8 @@ class Connection:
     log_path: Path | None = None
     tools: list[Any] = field(default_factory=list)
     """The server's tools (SDK `Tool`s), all it listed at the start (the manager offers those the block names)."""
+    left_out: dict[str, str] = field(default_factory=dict)
+    """The tools it listed that are not among `tools`, and why (incoming.py)."""
     dead: str = ""
     """Why the server can no longer be called ("" while it can)."""
     _client: Any = None
@@ -52,7 +55,8 @@ class Connection:
 
         try:
             with open_log(self.log_path) as errlog, records_to(errlog):
-                async with Client(self._transport(errlog), client_info=_client_info()) as client:
+                transport = fitted(self._transport(errlog), self.left_out)
+                async with Client(transport, client_info=_client_info()) as client:
                     self._client = client
                     self.tools = await self._list_tools(client)
                     ready.set_result(None)

@@ -1,8 +1,8 @@
-"""A server's log file: its stderr, and what the SDK logs while serving it. None of it reaches the terminal.
+"""A server's log file: its stderr, and what the SDK and we log while serving it. None of it reaches the terminal.
 
 The SDK logs through `logging` (a stdout line it cannot parse is an ERROR with a traceback), and where no handler
 is configured Python prints WARNING and above on stderr. While any server runs, one handler on the SDK's logger
-(which then does not propagate) writes each record to the log of the server whose task logged it: that
+and ours (which then do not propagate) writes each record to the log of the server whose task logged it: that
 task's context holds the server's log file (a ContextVar, which the SDK's own tasks inherit from the server's).
 """
 
@@ -17,8 +17,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TextIO
 
-LOGGERS = ("mcp",)
-"""The SDK's logger (`mcp.client.stdio` and the rest are below it)."""
+LOGGERS = ("mcp", "agentcli.mcp")
+"""The SDK's logger (`mcp.client.stdio` and the rest are below it) and ours (what incoming.py notes)."""
 
 _log_of_task: ContextVar[TextIO | None] = ContextVar("agentcli_mcp_server_log", default=None)
 
@@ -60,7 +60,7 @@ def open_log(path: Path | None) -> TextIO:
 
 @contextmanager
 def records_to(log: TextIO) -> Iterator[None]:
-    """While inside: what the SDK logs in this task (and the tasks it starts) goes to `log`."""
+    """While inside: what the SDK and we log in this task (and the tasks it starts) goes to `log`."""
     global _serving
     token = _log_of_task.set(log)
     with _lock:
