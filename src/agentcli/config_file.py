@@ -110,6 +110,12 @@ class ConfigFile(_Strict):
         """The alias called `name`, if the file has one."""
         return self.aliases.get(name) if name else None
 
+    @property
+    def key_variables(self) -> tuple[str, ...]:
+        """The variables the file says hold keys (its api_key_env and every alias's), each once."""
+        names = (self.api_key_env, *(alias.api_key_env for alias in self.aliases.values()))
+        return tuple(dict.fromkeys(name for name in names if name))
+
 
 NO_FILE = ConfigFile()
 

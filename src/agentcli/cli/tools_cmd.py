@@ -10,6 +10,7 @@ of the MCP SDK is imported.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -57,24 +58,34 @@ def list_tools(
             attach(tools, servers, warn=warn_line, read_only=read_only)
         if read_only:
             tools.drop_changing()
-        _show(tools, mode, as_json)
+        _show(tools, mode, as_json, _key_mask() if extra or servers else str)
     finally:
         tools.close()
 
 
-def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:
+def _key_mask() -> Callable[[str], str]:
+    """What masks the API key in a text: a plugin's, a tools file's or a server's words could hold it (the
+    built-in tools' cannot, and without others no configuration is read)."""
+    from agentcli.config import mask_known_keys
+    from agentcli.config_file import load_config
+
+    config = load_config()
+    return lambda text: mask_known_keys(text, config)
+
+
+def _show(tools: ToolRegistry, mode: ModeName, as_json: bool, mask: Callable[[str], str]) -> None:
     if as_json:
         if mode in ("react", "json"):
             from agentcli.adapters import make_adapter
             from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 
-            sys.stdout.write(make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools) + "\n")
+            sys.stdout.write(mask(make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools)) + "\n")
         else:
-            sys.stdout.write(json_text(tools.openai_tools(), indent=2) + "\n")  # the one JSON writer
+            sys.stdout.write(mask(json_text(tools.openai_tools(), indent=2)) + "\n")  # the one JSON writer
         return
     sandbox = _sandbox_line(tools)
     if not sys.stdout.isatty():
-        sys.stdout.write(_plain_table(tools) + (f"\n{sandbox}\n" if sandbox else ""))
+        sys.stdout.write(mask(_plain_table(tools)) + (f"\n{sandbox}\n" if sandbox else ""))
         return
     from rich.console import Console
     from rich.table import Table
@@ -88,7 +99,7 @@ def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:
         parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
         size = f"\nschema ~{tool.schema_tokens():,} tokens"
         cells = (tool.name, visible(tool.description), visible(parameters), tool.source + size + approval)
-        table.add_row(*(Text(cell) for cell in cells))  # a server's words are neither markup nor control codes
+        table.add_row(*(Text(mask(cell)) for cell in cells))  # a server's words are neither markup nor control codes
     console = Console()
     console.print(table)
     console.print(_sizes(tools), markup=False, highlight=False)

@@ -36,10 +36,9 @@ def run_command(context: ToolContext, command: CommandArg, timeout: TimeoutArg =
     layers = detect(allow_network=context.settings.allow_network)
     root = context.workspace.root
     argv = wrap(command, workspace=root, layers=layers)
+    env = scrubbed(key_variables=context.settings.key_variables)
     try:
-        outcome = yield from process.run(
-            argv, cwd=root, env=scrubbed(), timeout=timeout, note=f"sandbox: {layers.name()}"
-        )
+        outcome = yield from process.run(argv, cwd=root, env=env, timeout=timeout, note=f"sandbox: {layers.name()}")
     except process.CommandInterrupted as stop:
         raise ToolInterrupted(result_text(stop.outcome)) from None
     return result_text(outcome)
