@@ -76,8 +76,12 @@ def screen(run: RunState, call: BoundCall | InvalidCall) -> BoundCall | ToolRetu
 
 
 def repeat_notice(run: RunState, call: BoundCall | InvalidCall) -> str | None:
-    """The repeat guard's answer instead of running a call; None to run it. A call with side effects
-    (`idempotent=False`) may rightly be made again, so the guard never sees it."""
-    if call.tool is not None and not call.tool.spec.idempotent:
-        return None
-    return run.guard.check(call.signature, call.name, run.step, call.id)
+    """The repeat guard's answer instead of running a call; None to run it."""
+    signature = guarded_signature(call)
+    return None if signature is None else run.guard.check(signature, call.name, run.step, call.id)
+
+
+def guarded_signature(call: BoundCall | InvalidCall) -> str | None:
+    """What the repeat guard knows a call by; None for a call with side effects (`idempotent=False`): it may
+    rightly be made again, so the guard never sees it."""
+    return None if call.tool is not None and not call.tool.spec.idempotent else call.signature
