@@ -60,7 +60,7 @@ def bind(tool: Tool, raw: Arguments, call_id: str = "") -> BoundCall | InvalidCa
     args = parse_arguments(raw)
     valid = f"Valid parameters of {tool.name}: {describe_parameters(tool.parameters)}."
     if isinstance(args, str):
-        return InvalidCall(tool.name, tool, call_id, raw_signature(tool.name, raw), f"{args} {valid}")
+        return InvalidCall(tool.name, tool, call_id, _raw_signature(tool.name, raw), f"{args} {valid}")
     sent = raw if isinstance(raw, str) else _canonical(args)
     if tool.validator is not None:
         problem = tool.validator(args)
@@ -88,10 +88,10 @@ def bind(tool: Tool, raw: Arguments, call_id: str = "") -> BoundCall | InvalidCa
 def unknown_tool(name: str, raw: Arguments, call_id: str, available: list[str]) -> InvalidCall:
     listed = ", ".join(available) or "none"
     problem = f"Unknown tool {quote(name, RAW_QUOTE_LIMIT)}. Available tools: {listed}."
-    return InvalidCall(name, None, call_id, raw_signature(name, raw), problem)
+    return InvalidCall(name, None, call_id, _raw_signature(name, raw), problem)
 
 
-def raw_signature(name: str, raw: Arguments) -> str:
+def _raw_signature(name: str, raw: Arguments) -> str:
     """The signature of a call that cannot be validated: its name and its arguments as they came."""
     args = raw if isinstance(raw, str) else parse_arguments(raw)
     return f"{name} {args}".strip()

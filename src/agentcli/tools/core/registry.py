@@ -14,7 +14,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from agentcli.tools.core.binding import Arguments, BoundCall, InvalidCall, bind, raw_signature, unknown_tool
+from agentcli.tools.core.binding import Arguments, BoundCall, InvalidCall, bind, unknown_tool
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.invoke import captured_stdout, invoke
 from agentcli.tools.core.progress import Progress, ToolInterrupted
@@ -110,11 +110,6 @@ class ToolRegistry:
     def _masked(self, call: InvalidCall) -> InvalidCall:
         """The problem quotes what the model sent, which may hold the key."""
         return dataclasses.replace(call, problem=self._scrubbed(call.problem))
-
-    def signature(self, name: str, raw_args: Arguments) -> str:
-        """A canonical form of a call: two calls with the same signature do the same thing."""
-        tool = self._tools.get(name)
-        return raw_signature(name, raw_args) if tool is None else bind(tool, raw_args).signature
 
     def call(self, name: str, raw_args: Arguments, call_id: str = "") -> ToolResult:
         """Bind and run a call by name with the model's raw arguments. Every failure becomes an error result."""
