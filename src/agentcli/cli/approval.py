@@ -21,6 +21,7 @@ from agentcli.engine.policy import Allow, Decision, Deny, PendingCall
 from agentcli.render.text import call_arguments, tool_name
 from agentcli.render.wrap import for_terminal
 from agentcli.text import visible
+from agentcli.tools.builtin import BUILTIN_SOURCE
 from agentcli.tools.commands.allow import AllowRules
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ def command_shown(command: str, preview: str, *, color: bool) -> str:
 
 def _command_of(call: PendingCall) -> str | None:
     """The command line of a run_command call (the built-in's), or None (another tool)."""
-    if call.name != COMMAND_TOOL or call.tool.source != "built-in":
+    if call.name != COMMAND_TOOL or call.tool.source != BUILTIN_SOURCE:
         return None
     command = call.arguments.get("command")
     return command if isinstance(command, str) else None

@@ -32,7 +32,8 @@ class Builtin:
 
     module: str
     requires_approval: bool = False
-    """It changes the user's files (a command may change anything it can write): see `declare` for the rest."""
+    """It changes the user's files (a command may change anything it can write), so it asks first; `declare`
+    draws the rest: not read-only, and the same call may be made again."""
     preview: str = ""
     """The function of `module` that shows what a call would do, for the approval prompt."""
 
