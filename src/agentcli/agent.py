@@ -37,7 +37,8 @@ from agentcli.text import warn_line
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.progress import ToolInterrupted
-from agentcli.tools.core.registry import Tool, ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 if TYPE_CHECKING:
     from agentcli.config_file import McpServer

@@ -72,7 +72,7 @@ def attach(
     started = McpServers(servers, warn=warn)
     registry.on_close(started.close)
     for tool in started.start():
-        if read_only and (tool.requires_approval or tool.may_change):
+        if read_only and (tool.spec.requires_approval or not tool.spec.read_only):
             continue
         if tool.name in registry:
             warn(f"MCP tool {tool.name} left out: another tool has that name")
