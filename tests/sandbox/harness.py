@@ -270,6 +270,23 @@ def git_planting(workspace: Path) -> dict[str, object]:
     return {"layers": layers.name(), "code": code, "out": out, "after": after.returncode, "ran": marker.exists()}
 
 
+def unwritable_repository(workspace: Path) -> dict[str, object]:
+    """A repository without `.git/hooks` that this user may not write (no command may make one there either)."""
+    repo = workspace / "read-only-repo"
+    repo.mkdir()
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "first"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    for sample in (repo / ".git" / "hooks").iterdir():
+        sample.unlink()
+    (repo / ".git" / "hooks").rmdir()
+    (repo / ".git").chmod(0o555)
+    try:
+        code, out = run("git log --format=%s", repo, detect(workspace=repo))
+    finally:
+        (repo / ".git").chmod(0o755)
+    return {"code": code, "out": out}
+
+
 def secrets(workspace: Path, outside: Path, layers: Layers) -> dict[str, object]:
     """What a command reads of a home holding a key and a .netrc (and a file that is nobody's secret)."""
     home = outside / "home"
@@ -308,6 +325,7 @@ def main() -> None:
     report["abstract_allowed"] = abstract_socket(workspace, allowed)
     report["secrets"] = secrets(workspace, outside, full)
     report["git"] = git_planting(workspace)
+    report["unwritable_repository"] = unwritable_repository(workspace)
     report["mounts_unchanged"] = Path("/proc/self/mountinfo").read_text() == mounts
     print(json.dumps(report))
 

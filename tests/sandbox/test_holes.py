@@ -247,3 +247,11 @@ def test_a_command_cannot_plant_git_hooks_or_config(report: dict[str, Any]) -> N
     assert "Read-only file system" in git["out"]
     assert git["after"] == 0
     assert git["ran"] is False  # the commit and status here, outside the sandbox, ran nothing planted
+
+
+def test_a_repository_the_user_may_not_write_still_runs_commands(report: dict[str, Any]) -> None:
+    """No `.git/hooks` and no right to make one (a checkout someone else owns): nothing to mount, nothing refused."""
+    needs(report, "secrets-hidden")
+    if report["uid"] == 0:
+        pytest.skip("root writes where the mode says no: the ordinary user's run tries this")
+    assert report["unwritable_repository"]["out"] == "first\n", report["unwritable_repository"]

@@ -90,9 +90,10 @@ def protect_checkout(entry: Path, paths: GitPaths, seen: set[Path]) -> None:
         common = (gitdir / read_small(gitdir / "commondir").strip()).resolve()
     for repo in (common, *submodule_dirs(common)):
         hooks = repo / "hooks"
-        with contextlib.suppress(OSError):  # present already, or not ours to make: the mount then says why
+        with contextlib.suppress(OSError):  # there already, or not ours to make: then no command can make it either
             hooks.mkdir(exist_ok=True)
-        paths.read_only.add(hooks.resolve())
+        if os.path.lexists(hooks):  # a link to nothing stays in: its mount fails, and the command with it
+            paths.read_only.add(hooks.resolve())
         protect_dir(repo, paths)
     for tree in {gitdir, *worktree_dirs(common)} - {common}:
         protect_dir(tree, paths)
