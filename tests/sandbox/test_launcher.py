@@ -76,6 +76,14 @@ def test_a_layer_that_cannot_be_set_stops_the_command_with_one_line(tmp_path: Pa
     assert lines == [f"agentcli sandbox: cannot start the command: landlock: {missing} does not exist"]
 
 
+@pytest.mark.skipif(not LAYERS.pid, reason="this machine has no PID namespace for the launcher to supervise")
+def test_a_launcher_started_with_stdin_closed_runs_the_command(tmp_path: Path) -> None:
+    """The launcher gives its stdin and stdout up to the command; one it never had is no set-up failure."""
+    argv = wrap("echo ran", workspace=tmp_path, layers=LAYERS)
+    done = subprocess.run(["/bin/sh", "-c", 'exec "$@" <&-', "sh", *argv], capture_output=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"ran\n", b"")
+
+
 @pytest.mark.skipif(not LAYERS.mounts, reason="this machine has no mount namespace to mount in")
 def test_a_mount_that_cannot_be_made_stops_the_command_with_one_line(tmp_path: Path) -> None:
     missing = tmp_path / "gone"

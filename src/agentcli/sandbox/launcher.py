@@ -117,8 +117,8 @@ def supervise(child: int, group: bool, absent: list[str]) -> None:
 
     for signum in FORWARDED_SIGNALS:
         _signal.signal(signum, forward)
-    os.close(0)  # the pipes are the program's alone: its end is the caller's end-of-file
-    os.close(1)
+    for fd in (0, 1):  # the pipes are the program's alone: its end is the caller's end-of-file
+        quietly(os.close, fd)  # (one the caller gave none for is closed already)
     _, status = os.waitpid(child, 0)
     for signum in FORWARDED_SIGNALS:  # the child is reaped: its pid may be someone else's from now on
         _signal.signal(signum, _signal.SIG_DFL)
@@ -130,11 +130,11 @@ def supervise(child: int, group: bool, absent: list[str]) -> None:
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
 
-def quietly(call: "Callable[[int, int], None]", first: int, second: int) -> None:
-    """`call(first, second)`, an OSError ignored: nothing left to do (not contextlib.suppress: importing contextlib
-    costs more than this whole launcher)."""
+def quietly(call: "Callable[..., object]", *args: int) -> None:
+    """`call(*args)`, an OSError ignored: nothing left to do (not contextlib.suppress: importing contextlib costs
+    more than this whole launcher)."""
     try:
-        call(first, second)
+        call(*args)
     except OSError:
         return
 
