@@ -206,7 +206,7 @@ class Agent:
         if "run_command" in self.tools:  # the run's first line names the sandbox its commands run in
             from agentcli.sandbox import detect
 
-            sandbox = detect(allow_network=settings.allow_network).name()
+            sandbox = detect(allow_network=settings.allow_network, workspace=settings.workspace).name()
         served = None
         if client is None:
             from agentcli.llm.client import OpenAIChatClient

@@ -218,6 +218,18 @@ def config_path(environ: Mapping[str, str] | None = None) -> Path:
     return base / "agentcli" / "config.toml"
 
 
+def data_home() -> Path:
+    """Where agentcli keeps its data (sessions, history, MCP logs; not created): `$AGENTCLI_HOME`, else
+    `$XDG_DATA_HOME/agentcli`, else `~/.local/share/agentcli`. Here, beside config_path, because the command
+    sandbox hides both from commands; store/paths.py owns what lives inside."""
+    explicit = os.environ.get("AGENTCLI_HOME", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    data = os.environ.get("XDG_DATA_HOME", "").strip()
+    base = Path(data).expanduser() if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
+    return base / "agentcli"
+
+
 def load_settings(
     *,
     api_key: str | None = None,

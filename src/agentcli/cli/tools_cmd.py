@@ -120,7 +120,8 @@ def _sandbox_line(tools: ToolRegistry) -> str:
         return ""
     from agentcli.sandbox import detect
 
-    return f"sandbox: {detect().name()} (what run_command runs commands in)"
+    root = tools.context.workspace.root if tools.context is not None else None
+    return f"sandbox: {detect(workspace=root).name()} (what run_command runs commands in)"
 
 
 def _plain_table(tools: ToolRegistry) -> str:

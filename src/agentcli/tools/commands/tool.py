@@ -22,7 +22,7 @@ TimeoutArg = Annotated[int, Field(ge=1, le=600, description="Seconds before it i
 
 def preview_command(context: ToolContext, command: str, timeout: int = 120) -> str:
     """What the approval prompt shows: the command verbatim, where it runs and under which sandbox."""
-    layers = detect(allow_network=context.settings.allow_network)
+    layers = detect(allow_network=context.settings.allow_network, workspace=context.workspace.root)
     return f"in {context.workspace.root} · sandbox: {layers.name()} · timeout {timeout} s\n{command}"
 
 
@@ -33,8 +33,8 @@ def run_command(context: ToolContext, command: CommandArg, timeout: TimeoutArg =
         raise ValueError("the command is empty; give a shell command line, e.g. `pytest -q`")
     if "\0" in command:
         raise ValueError("the command holds a NUL character, which no shell can run")
-    layers = detect(allow_network=context.settings.allow_network)
     root = context.workspace.root
+    layers = detect(allow_network=context.settings.allow_network, workspace=root)
     argv = wrap(command, workspace=root, layers=layers)
     env = scrubbed(key_variables=context.settings.key_variables)
     try:
