@@ -192,6 +192,18 @@ def test_a_banner_on_stdout_goes_to_the_log_and_the_messages_around_it_are_read(
     # That none of it reaches the terminal: the last test's, in a process of its own (whose stderr is one).
 
 
+def test_a_banner_that_is_not_utf8_is_one_more_ignored_line(tmp_path: Path) -> None:
+    # The SDK's strict decoding ended its reader on such a line: the start waited out its 30 s and lost the server.
+    servers = McpServers({"h": hostile_block("--binary-banner", trust=True)}, warn=pytest.fail, logs=tmp_path)
+    try:
+        tools = ToolRegistry(servers.start())
+        result = tools.call("h__clock", "{}")
+    finally:
+        servers.close()
+    assert not result.is_error
+    assert "not a JSON-RPC message, ignored: \ufffd\ufffd hostile 1.0" in (tmp_path / "h.log").read_text("utf-8")
+
+
 def test_a_tool_too_deep_too_large_or_malformed_is_left_out_and_its_siblings_stay(tmp_path: Path) -> None:
     # The default start timeout (30 s): a server that waited on its tool listing would be "could not start".
     warned: list[str] = []

@@ -133,7 +133,11 @@ async def _stdio(program: list[str], env: dict[str, str], cwd: str | None, errlo
         if not where.is_dir():
             raise ServerFailed(f"its cwd {str(where)!r} is not a directory")
         argv = serve(program, isolation=server_isolation(), keep_env=env, cwd=where)
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=where)
+        # A line that is not UTF-8 becomes one more line that is not JSON-RPC (logged, skipped): the SDK's
+        # default ("strict") ends its reader, and the start then waits out its timeout for a server that lives on.
+        params = StdioServerParameters(
+            command=argv[0], args=argv[1:], env=env, cwd=where, encoding_error_handler="replace"
+        )
         async with stdio_client(params, errlog=errlog) as streams:
             yield streams
     finally:

@@ -1,6 +1,7 @@
 """A tiny MCP server (stdio, JSON-RPC by hand, no SDK) that misbehaves on request, for the failure cases.
 
-    python hostile.py [--silent] [--ignore-eof] [--pid-file PATH] [--child] [--banner] [--bad-tools] [--spy]
+    python hostile.py [--silent] [--ignore-eof] [--pid-file PATH] [--child] [--banner] [--binary-banner]
+                      [--bad-tools] [--spy]
 
 --silent: never answers anything (not even initialize). --pid-file: writes "SERVER_PID [CHILD_PID]" once up.
 --ignore-eof: goes on running after its stdin closes (only a signal ends it).
@@ -8,6 +9,7 @@
 finds both by them: pids mean nothing outside the server's PID namespace); it must not outlive the agent either.
 With --pid-file, a call of `hang` creates PATH.hang as it arrives.
 --banner: writes a line that is not JSON-RPC on stdout as it starts, and another before each answer.
+--binary-banner: writes a line that is not even UTF-8 on stdout as it starts.
 --bad-tools: also lists `deep` (an input schema 400 objects deep: past what the SDK's JSON parser reads),
 `vast` (a schema of ~200,000 characters) and `broken` (its input schema is a string).
 --spy: also lists `spy`: it walks up its parents in /proc, reading each one's environment and command line (where
@@ -64,6 +66,7 @@ TOOLS = [
 
 
 BANNER = "hostile 1.0 listening on stdio (this line is not JSON-RPC)"
+BINARY_BANNER = b"\xff\xfe hostile 1.0 \x80\x81 (not UTF-8)\n"
 DEEP = '{"type": "object", "properties": {"inner": ' * 400 + "{}" + "}}" * 400
 """Written as text: json.dumps would pass Python's recursion limit first."""
 BAD_TOOLS = [
@@ -172,6 +175,9 @@ def main() -> None:
             report.write(f"{os.getpid()} {child.pid if child else ''}".strip())
     if "--banner" in args:
         print(BANNER, flush=True)
+    if "--binary-banner" in args:
+        sys.stdout.buffer.write(BINARY_BANNER)
+        sys.stdout.flush()
     for line in sys.stdin:
         if "--silent" in args or not line.strip():
             continue
