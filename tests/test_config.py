@@ -26,7 +26,7 @@ def write_dotenv(tmp_path: Path, **values: str) -> Path:
     ("field", "value", "words"),
     [
         ("max_steps", 0, "--max-steps"),
-        ("mode", "telepathy", "Unknown mode"),
+        ("mode", "telepathy", "--mode must be one of native, react, json, auto"),
         ("timeout", 0.0, "LLM_TIMEOUT"),
         ("timeout", math.nan, "LLM_TIMEOUT"),
         ("max_retries", -1, "LLM_MAX_RETRIES"),

@@ -9,8 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
-from agentcli.config import load_settings
-from agentcli.config_file import NO_FILE, config_path, load_config
+from agentcli.config import NO_FILE, config_path, load_config, load_settings
 from agentcli.errors import ConfigError
 
 
@@ -39,8 +38,9 @@ def test_a_full_file_reads(tmp_path: Path) -> None:
             'api_key_env = "DEEPSEEK_API_KEY"\n[mcp.time]\ncommand = "mcp-server-time"\ntrust = true\n',
         )
     )
-    assert (config.model, config.mode, config.judge, config.max_steps) == ("m", "react", False, 4)
-    assert config.allow == ["git status"]
+    settings = load_settings(config=config, environ={}, env_file=tmp_path / "none")
+    assert (settings.model, settings.mode, settings.judge, settings.max_steps) == ("m", "react", False, 4)
+    assert (settings.context_window, settings.allow) == (8192, ("git status",))
     assert config.aliases["ds"].model == "deepseek-chat"
     assert config.mcp["time"].command == "mcp-server-time" and config.mcp["time"].timeout == 60
 

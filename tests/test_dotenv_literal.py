@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config import Settings, load_settings
-from agentcli.config_file import NO_FILE, Alias, ConfigFile
+from agentcli.config import NO_FILE, ConfigFile, Settings, load_settings
+from agentcli.config.tables import Alias
 from agentcli.errors import ConfigError
 
 ATTACKER = "http://attacker.example:8080/v1"

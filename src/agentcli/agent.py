@@ -39,7 +39,7 @@ from agentcli.tools.core.progress import ToolInterrupted
 from agentcli.tools.core.registry import Tool, ToolRegistry
 
 if TYPE_CHECKING:
-    from agentcli.config_file import McpServer
+    from agentcli.config.tables import McpServer
 
 
 @dataclass(frozen=True)

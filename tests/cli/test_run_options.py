@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app, build
-from agentcli.cli.options import RunOptions
+from agentcli.config import TABLE
 from tests.support.scripted_server import ScriptedServer, text
 
 RUNNER = CliRunner()
@@ -18,9 +18,18 @@ def option_names(command: str) -> set[str]:
     return {str(param.name) for param in build(command).params if param.param_type_name == "option"}
 
 
-def test_ask_and_chat_take_the_same_run_options() -> None:
-    declared = set(RunOptions.__dataclass_fields__)
-    assert option_names("ask") - {"plan"} == option_names("chat") == declared  # --plan is ask's alone
+def test_ask_chat_and_resume_take_the_same_run_options() -> None:
+    assert option_names("ask") - {"plan"} == option_names("chat")  # --plan is ask's alone
+    assert option_names("chat") - option_names("resume") == {"mode", "continue_", "session"}
+
+
+def test_every_setting_with_flags_is_an_option_with_its_default_said() -> None:
+    text = " ".join(RUNNER.invoke(app, ["ask", "--help"], env={"COLUMNS": "200"}).stdout.split())
+    for row in TABLE:
+        for flag in row.flags:
+            assert flag.split("/")[0] in text, flag
+        if row.flags and not row.adds:
+            assert f"{row.default_text()}]." in text, row.name
 
 
 def test_a_dotenv_that_names_only_the_endpoint_does_not_get_the_key(

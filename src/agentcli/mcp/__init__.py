@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentcli.config_file import McpServer
+    from agentcli.config.tables import McpServer
     from agentcli.mcp.manager import McpServers
     from agentcli.tools.core.registry import ToolRegistry
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 
 INHERITED = ("PATH", "HOME", "LANG")
 """The only variables of the user's environment a server gets (besides its block's `env`)."""
