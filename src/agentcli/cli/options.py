@@ -109,7 +109,7 @@ class RunOptions:
         """Settings from these options > the saved session's model and base URL (resume, --continue,
         --session) > the environment > `.env` > the config file (`config`: default read now); a model must be
         configured."""
-        session = None if saved is None else SavedSession(saved.model, saved.base_url)
+        session = None if saved is None else SavedSession(saved.model, saved.base_url, Path(saved.workspace))
         return load_settings(config=config, session=session, **self.given).require_model()
 
     def with_flag(self, name: str, value: object) -> RunOptions:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from agentcli.config.file import ConfigFile, load_config
 from agentcli.config.secret import NO_KEY, Secret
 from agentcli.config.settings import ROWS, TABLE, Settings
 from agentcli.config.table import SECRET, Setting, sendable
-from agentcli.config.urls import host
+from agentcli.config.urls import host, without_credentials
 from agentcli.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class SavedSession:
     model: str
     base_url: str | None
     """Without credentials; "" for the SDK's default (OpenAI), None when the session is too old to know."""
+    workspace: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,7 @@ def load_settings(
     named_from = picked["model"].source
     alias = _alias(picked, file)
     key_from = _key(picked, layers, alias, named_from)
-    _trust_dotenv(picked, key_from, layers)
+    _trust_dotenv(picked, key_from, layers, session)
     chosen = {name: found.value for name, found in picked.items() if found.source != "default"}
     sources = {name: found.source for name, found in picked.items()}
     return Settings(**chosen, key_variables=file.key_variables, sources=sources)
@@ -156,11 +158,41 @@ def _key(picked: dict[str, Picked], layers: Layers, alias: Alias | None, alias_f
     return found.source
 
 
-def _trust_dotenv(picked: dict[str, Picked], key_from: str, layers: Layers) -> None:
-    """A key that does not come from `.env` itself is never sent to an endpoint that only `.env` named."""
+def _trust_dotenv(picked: dict[str, Picked], key_from: str, layers: Layers, session: SavedSession | None) -> None:
+    """A key that does not come from `.env` itself is never sent to an endpoint that only a `.env` named: the
+    `.env` here, or for a saved session's server one that a `.env` names (the session went there with that
+    `.env`'s key), unless something the user wrote names it too.
+
+    A session keeps no record of where its server came from, so a `.env` removed or changed since, or one in
+    a directory that is neither this one nor the session's workspace, is not seen."""
     url = picked["base_url"]
-    if url.source == ".env" and key_from not in (".env", "default"):
+    if key_from in (".env", "default"):
+        return
+    if url.source == ".env":
         raise ConfigError(_untrusted_endpoint(url.value, key_from, layers.dotenv_path.parent))
+    if url.source == "session" and url.value is not None and session is not None:
+        folder = _dotenv_naming(url.value, layers, session)
+        if folder is not None:
+            raise ConfigError(_untrusted_session_endpoint(url.value, key_from, folder))
+
+
+def _dotenv_naming(url: str, layers: Layers, session: SavedSession) -> Path | None:
+    """The folder (this one, or the session's workspace) whose `.env` names `url` while nothing the user wrote
+    (LLM_BASE_URL, the config file's base URLs) does; None when there is none."""
+    file = layers.file
+    written = {layers.environ.get("LLM_BASE_URL"), file.settings.get("base_url")}
+    written |= {alias.base_url for alias in file.aliases.values()}
+    if url in {without_credentials(named.strip()) for named in written if named}:
+        return None
+    places = [(layers.dotenv_path.parent, layers.dotenv)]
+    if session.workspace is not None and session.workspace != layers.dotenv_path.parent:
+        with contextlib.suppress(ConfigError):  # a .env that cannot be read names nothing
+            places.append((session.workspace, _read_dotenv(session.workspace / ".env")))
+    for folder, dotenv in places:
+        named = dotenv.get("LLM_BASE_URL")
+        if named and without_credentials(named.strip()) == url:
+            return folder
+    return None
 
 
 def mask_known_keys(
@@ -202,6 +234,16 @@ def _untrusted_endpoint(url: str, key_from: str, folder: Path) -> str:
         f"The .env file in {folder} names the endpoint {host(url)!r} but not its key, and your API key comes from "
         f"{where}: it is not sent to an endpoint that only a .env file names. If you trust that endpoint, pass "
         "--base-url or set LLM_BASE_URL in the environment; or put LLM_API_KEY in the same .env."
+    )
+
+
+def _untrusted_session_endpoint(url: str, key_from: str, folder: Path) -> str:
+    where = "a flag" if key_from == "flag" else "the environment"
+    return (
+        f"The saved session's endpoint {host(url)!r} is one that only the .env file in {folder} names, and your "
+        f"API key comes from {where}: it is not sent to an endpoint that only a .env file names. If you trust "
+        f"that endpoint, pass --base-url or set LLM_BASE_URL in the environment; or go on in {folder} with "
+        "LLM_API_KEY in its .env."
     )
 
 
