@@ -69,9 +69,14 @@ def test_tools_list_needs_no_model_configuration(url: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "env"),
-    [(["--timeout", "0"], {}), ([], {"LLM_TIMEOUT": "soon"}), ([], {"LLM_MAX_RETRIES": "-2"})],
+    ("args", "env", "said"),
+    [
+        (["--timeout", "0"], {}, "--timeout must be a positive number of seconds, got 0.0."),
+        ([], {"LLM_TIMEOUT": "soon"}, "LLM_TIMEOUT must be a number, got 'soon'."),
+        ([], {"LLM_MAX_RETRIES": "-2"}, "LLM_MAX_RETRIES must be at least 0, got -2."),
+        (["--context-window", "10"], {}, "--context-window must be at least 1024 tokens, got 10."),
+    ],
 )
-def test_bad_bounds_are_usage_errors(args: list[str], env: dict[str, str]) -> None:
+def test_bad_bounds_are_usage_errors_naming_what_was_given(args: list[str], env: dict[str, str], said: str) -> None:
     done = RUNNER.invoke(app, ["ask", "hi", *args], env={"LLM_MODEL_NAME": "m", **env})
-    assert done.exit_code == 2, done.stderr
+    assert done.exit_code == 2 and said in done.stderr, done.stderr

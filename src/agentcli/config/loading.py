@@ -127,9 +127,9 @@ def _go_on_with(session: SavedSession, picked: dict[str, Picked], file: ConfigFi
 
 
 def _alias(picked: dict[str, Picked], file: ConfigFile) -> Alias | None:
-    """The alias the model names (not a saved session's model: that is already the alias's), which gives the
-    model and its endpoint where it beats the endpoint's source; or the alias a saved session was started
-    with, found by its server and model (its key variable still holds the key)."""
+    """The alias the model names (not a saved session's model: that is already the alias's): its model, and
+    each other setting it gives (its endpoint) where its name's source beats that setting's; or the alias a
+    saved session was started with, found by its server and model (its key variable still holds the key)."""
     model, url = picked["model"], picked["base_url"]
     if model.source == "session":
         if url.source != "session" or url.value is None:
@@ -139,8 +139,9 @@ def _alias(picked: dict[str, Picked], file: ConfigFile) -> Alias | None:
     if alias is None:
         return None
     picked["model"] = Picked(alias.model, f"alias {model.value} ({model.source})")
-    if alias.base_url and _stronger(model.source, url.source):
-        picked["base_url"] = Picked(alias.base_url, "config alias")
+    for name, value in alias.model_dump(exclude_none=True).items():
+        if name in ROWS and name != "model" and _stronger(model.source, picked[name].source):
+            picked[name] = Picked(value, "config alias")
     return alias
 
 

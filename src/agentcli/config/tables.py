@@ -46,7 +46,8 @@ class _Strict(BaseModel):
 
 
 class Alias(_Strict):
-    """`--model NAME` where NAME is an alias: the model, its endpoint and where its key is."""
+    """`--model NAME` where NAME is an alias: the model, its endpoint and where its key is. A field named like a
+    setting of the table (base_url) gives that setting to the alias's runs where the alias's name beats it."""
 
     model: str = Field(min_length=1)
     base_url: Url | None = None
