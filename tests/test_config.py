@@ -154,7 +154,7 @@ def test_a_value_that_does_not_fit_is_one_phrase_wherever_it_came_from(source: s
             config=load_config(tmp_path / "config.toml"),
             env_file=dotenv,
             environ={"LLM_CONTEXT_WINDOW": "10"} if source == "environment" else {},
-            **({"context_window": 10} if source == "flag" else {}),
+            context_window=10 if source == "flag" else None,  # None: not given
         )
     message = str(caught.value)
     assert named in message and message.endswith(PHRASE), message
