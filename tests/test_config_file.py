@@ -142,7 +142,7 @@ def test_a_mistake_inside_a_table_names_its_own_line_not_a_namesake_above(tmp_pa
     text = 'base_url = "http://a/v1"\nmodel = "q"\ntimeout = 5\n[aliases.b]\nmodel = "m"\nbase_url = 1\n'
     with pytest.raises(ConfigError, match=r"line 6: aliases\.b\.base_url"):
         load_config(write(tmp_path, text))
-    with pytest.raises(ConfigError, match=r"line 4: aliases\.local\.model: Field required"):
+    with pytest.raises(ConfigError, match=r"line 4: aliases\.local\.model: must be given"):
         load_config(write(tmp_path, 'timeout = 5\n\nmodel = "q"\n[aliases.local]\nbase_url = "http://x/v1"\n'))
     with pytest.raises(ConfigError, match=r"line 6: mcp\.s\.timeout"):
         load_config(write(tmp_path, 'timeout = 5\nmodel = "q"\n\n[mcp.s]\ncommand = "x"\ntimeout = -1\n'))

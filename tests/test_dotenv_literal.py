@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config import NO_FILE, ConfigFile, SavedSession, Settings, load_settings
-from agentcli.config.tables import Alias
+from agentcli.config import NO_FILE, Alias, ConfigFile, SavedSession, Settings, load_settings
 from agentcli.errors import ConfigError
 
 ATTACKER = "http://attacker.example:8080/v1"

@@ -11,7 +11,7 @@ tables.py    its structured tables (aliases, [mcp.NAME]), Pydantic models
 loading.py   load_settings: the precedence, and the rules for aliases, sessions and `.env`
 """
 
-from agentcli.config.file import NO_FILE, ConfigFile, load_config
+from agentcli.config.file import NO_FILE, Alias, ConfigFile, load_config
 from agentcli.config.loading import SavedSession, load_settings, mask_known_keys
 from agentcli.config.paths import config_path
 from agentcli.config.secret import MASK, Secret
@@ -22,6 +22,7 @@ __all__ = [
     "NO_FILE",
     "ROWS",
     "TABLE",
+    "Alias",
     "ConfigFile",
     "SavedSession",
     "Secret",

@@ -1,4 +1,4 @@
-"""The configuration file: defaults for the settings, the key's variable, model aliases and MCP servers, in TOML.
+"""The configuration file: defaults for the settings, the key's variable, model aliases, MCP servers, in TOML.
 
 It sits below flags, the environment and `.env` (config/loading.py). It never holds an API key, only the *name*
 of the variable that does (`api_key_env`), so the file can be shared or committed to a dotfiles repository.
@@ -9,15 +9,20 @@ of the variable that does (`api_key_env`), so the file can be shared or committe
     timeout = 300
     allow = ["git status", "git diff *", "pytest *"]   # run_command needs no approval for these
 
-    [aliases.local]                  # and the tables of config/tables.py
+    [aliases.local]                  # --model local
     model = "qwen2.5-coder"
     base_url = "http://localhost:8080/v1"
+
+    [mcp.time]                       # an MCP tool server: config/tables.py
+    command = "uvx"
+    args = ["mcp-server-time"]
 
 A malformed file is a ConfigError naming the file and the line.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,18 +31,44 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.config.lines import Written
 from agentcli.config.paths import config_path
-from agentcli.config.settings import TABLE
+from agentcli.config.settings import ROWS, TABLE
 from agentcli.config.table import variable_name
 from agentcli.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agentcli.config.tables import Alias, McpServer
+    from agentcli.config.tables import McpServer
 
 KEYS = {row.key: row for row in TABLE if row.key is not None}
 """The settings the file may set, by their key."""
 KEY_VARIABLE = "api_key_env"
-TABLES = ("aliases", "mcp")
-"""The keys of the structured tables (config/tables.py)."""
+TABLES = ("mcp",)
+"""The keys of the tables Pydantic reads (config/tables.py)."""
+
+
+@dataclass(frozen=True)
+class Alias:
+    """`--model NAME` where the file has `[aliases.NAME]`: the model, its endpoint and where its key is. A field
+    named like a setting of the table (base_url) is read and checked as that setting, and gives it to the
+    alias's runs where the alias's name beats it (config/loading.py)."""
+
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    """The variable that holds its key (never the key itself)."""
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ConfigError("An alias's model must be given.")
+        for item in dataclasses.fields(self):
+            read = _read_field(item.name, getattr(self, item.name), f"an alias's {item.name}")
+            object.__setattr__(self, item.name, read)
+
+    def given(self) -> dict[str, Any]:
+        """Its fields that are settings of the table and that it sets, by name (the model too)."""
+        return {key: value for key, value in dataclasses.asdict(self).items() if key in ROWS and value is not None}
+
+
+ALIAS_KEYS = tuple(item.name for item in dataclasses.fields(Alias))
 
 
 @dataclass(frozen=True)
@@ -53,9 +84,8 @@ class ConfigFile:
     mcp: Mapping[str, McpServer] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        problem = variable_name(self.api_key_env)
-        if problem is not None:
-            raise ConfigError(f"{KEY_VARIABLE} {problem}.")
+        if self.api_key_env is not None:
+            _read_field(KEY_VARIABLE, self.api_key_env, KEY_VARIABLE)
 
     def alias(self, name: str | None) -> Alias | None:
         """The alias called `name`, if the file has one."""
@@ -91,28 +121,48 @@ def load_config(path: Path | None = None) -> ConfigFile:
     written = Written(where, text)
     _refuse_keys(data, written)
     settings: dict[str, Any] = {}
-    tables: dict[str, Any] = {}
     for key, value in data.items():
         if key in KEYS:
             settings[KEYS[key].name] = KEYS[key].read(value, written.named(key))
         elif key == KEY_VARIABLE:
-            _check_variable(value, written)
-        elif key in TABLES:
-            tables[key] = value
-        else:
+            _read_field(key, value, written.named(key))
+        elif key not in ("aliases", *TABLES):
             raise written.mistake([key], "unknown setting")
-    if not tables:  # Pydantic is imported only for a file that has tables
-        return ConfigFile(where, settings, data.get(KEY_VARIABLE))
+    aliases = _read_aliases(data.get("aliases", {}), written)
+    tables = {key: data[key] for key in TABLES if key in data}
+    if not tables:  # Pydantic is imported only for a file that has such tables
+        return ConfigFile(where, settings, data.get(KEY_VARIABLE), aliases)
     from agentcli.config.tables import read_tables
 
-    read = read_tables(tables, written)
-    return ConfigFile(where, settings, data.get(KEY_VARIABLE), read.aliases, read.mcp)
+    return ConfigFile(where, settings, data.get(KEY_VARIABLE), aliases, read_tables(tables, written).mcp)
 
 
-def _check_variable(value: object, written: Written) -> None:
+def _read_aliases(data: object, written: Written) -> dict[str, Alias]:
+    if not isinstance(data, dict) or not all(isinstance(table, dict) for table in data.values()):
+        raise written.mistake(["aliases"], "must be tables: [aliases.NAME]")
+    aliases: dict[str, Alias] = {}
+    for name, table in data.items():
+        read: dict[str, Any] = {}
+        for key, value in table.items():
+            if key not in ALIAS_KEYS:
+                raise written.mistake(["aliases", name, key], "unknown setting")
+            read[key] = _read_field(key, value, written.named("aliases", name, key))
+        if not read.get("model"):
+            raise written.mistake(["aliases", name, "model"], "must be given")
+        aliases[name] = Alias(**read)
+    return aliases
+
+
+def _read_field(key: str, value: object, named: str) -> object:
+    """A key's value read and checked as its setting's (or, for api_key_env, as a variable's name)."""
+    if value is None:
+        return None
+    if key in ROWS:
+        return ROWS[key].read(value, named)
     problem = "must be text" if not isinstance(value, str) else variable_name(value)
     if problem is not None:
-        raise written.mistake([KEY_VARIABLE], problem)
+        raise ConfigError(f"{named} {problem}.")
+    return value
 
 
 def _refuse_keys(data: dict[str, Any], written: Written) -> None:

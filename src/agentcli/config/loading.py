@@ -15,17 +15,14 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from agentcli.config.file import ConfigFile, load_config
+from agentcli.config.file import Alias, ConfigFile, load_config
 from agentcli.config.secret import NO_KEY, Secret
 from agentcli.config.settings import ROWS, TABLE, Settings
 from agentcli.config.table import SECRET, Setting, sendable
 from agentcli.config.urls import host, without_credentials
 from agentcli.errors import ConfigError
-
-if TYPE_CHECKING:
-    from agentcli.config.tables import Alias
 
 SOURCES = ("flag", "session", "environment", ".env", "config", "default")
 """Where a setting can come from, the strongest first (Settings.sources names one per setting)."""
@@ -139,8 +136,8 @@ def _alias(picked: dict[str, Picked], file: ConfigFile) -> Alias | None:
     if alias is None:
         return None
     picked["model"] = Picked(alias.model, f"alias {model.value} ({model.source})")
-    for name, value in alias.model_dump(exclude_none=True).items():
-        if name in ROWS and name != "model" and _stronger(model.source, picked[name].source):
+    for name, value in alias.given().items():
+        if name != "model" and _stronger(model.source, picked[name].source):
             picked[name] = Picked(value, "config alias")
     return alias
 
