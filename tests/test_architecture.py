@@ -21,6 +21,7 @@ SHARED = {
     "agentcli.modes",
     "agentcli.llm.types",
     "agentcli.text",
+    "agentcli.model_json",
     "agentcli",
 }
 ALLOWED = {

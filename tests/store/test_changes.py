@@ -182,7 +182,17 @@ def test_the_tool_panel_shows_the_diff_of_what_was_applied(kind: str) -> None:
     out, err = io.StringIO(), io.StringIO()
     renderer = make_renderer(kind, out, err)
     diff = "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\x1b[31m\n"
-    renderer.handle(ToolReturned(1, "c1", "edit_file", "Changed a.txt: +1 −1 lines.", False, 1.0, diff=diff))
+    renderer.handle(
+        ToolReturned(
+            step=1,
+            call_id="c1",
+            name="edit_file",
+            content="Changed a.txt: +1 −1 lines.",
+            is_error=False,
+            elapsed_ms=1.0,
+            diff=diff,
+        )
+    )
     renderer.close()
     shown = err.getvalue()
     assert "-one" in shown and "+two\\x1b[31m" in shown  # shown, and escaped like every other tool text

@@ -2,8 +2,10 @@
 
     launcher.py    the tiny process between the agent and a stdio server (environment cut, dies with the agent)
     connection.py  one server on the SDK: start, list its tools, call one, stop
+    incoming.py    what a server sends, made fit for the SDK: refused tools left out, too-deep messages cut
+    server_log.py  a server's log file: its stderr and what the SDK logs about it (never the terminal)
     manager.py     all of a run's servers on one background event-loop thread; their tools; close()
-    schema.py      `SERVER__TOOL` names, the input schema as parameters, argument validation
+    schema.py      `SERVER__TOOL` names, the input schema as parameters, argument validation, schema bounds
     results.py     a call's result as text (what is not text, said in one line)
 
 Nothing here imports the SDK (`mcp`, the optional extra `agentcli[mcp]`) until a server is configured: `agent

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config.tables import McpServer
+from agentcli.mcp.incoming import fitted
+from agentcli.mcp.server_log import open_log, records_to
 
 INHERITED = ("PATH", "HOME", "LANG")
 """The only variables of the user's environment a server gets (besides its block's `env`)."""
@@ -40,6 +42,8 @@ class Connection:
     log_path: Path | None = None
     tools: list[Any] = field(default_factory=list)
     """The server's tools (SDK `Tool`s), all it listed at the start (the manager offers those the block names)."""
+    left_out: dict[str, str] = field(default_factory=dict)
+    """The tools it listed that are not among `tools`, and why (incoming.py)."""
     dead: str = ""
     """Why the server can no longer be called ("" while it can)."""
     _client: Any = None
@@ -50,8 +54,9 @@ class Connection:
         from mcp import Client
 
         try:
-            with self._log() as errlog:
-                async with Client(self._transport(errlog), client_info=_client_info()) as client:
+            with open_log(self.log_path) as errlog, records_to(errlog):
+                transport = fitted(self._transport(errlog), self.left_out)
+                async with Client(transport, client_info=_client_info()) as client:
                     self._client = client
                     self.tools = await self._list_tools(client)
                     ready.set_result(None)
@@ -111,19 +116,6 @@ class Connection:
         ]
         params = StdioServerParameters(command=sys.executable, args=launcher, env=env)
         return stdio_client(params, errlog=errlog)
-
-    def _log(self) -> Any:
-        """The server's stderr: its log file (a new one each run), else nowhere. Never the terminal."""
-        if self.log_path is not None:
-            from agentcli.store.paths import private_dir, private_file
-
-            try:
-                private_dir(self.log_path.parent)
-                private_file(self.log_path)
-                return open(self.log_path, "w", encoding="utf-8")
-            except OSError:
-                pass  # an unwritable home: the server still runs, its stderr is dropped
-        return open(os.devnull, "w", encoding="utf-8")
 
     async def _list_tools(self, client: Any) -> list[Any]:
         listed: list[Any] = []

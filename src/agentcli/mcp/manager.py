@@ -101,7 +101,10 @@ class McpServers:
     def _tools_of(self, connection: Connection) -> list[Tool]:
         wanted = connection.block.tools
         offered = [tool for tool in connection.tools if wanted is None or tool.name in wanted]
-        missing = sorted(set(wanted or ()) - {tool.name for tool in connection.tools})
+        for tool, why in connection.left_out.items():
+            if wanted is None or tool in wanted:
+                self.warn(f"MCP tool {connection.name}/{tool} left out: {why}")
+        missing = sorted(set(wanted or ()) - {tool.name for tool in connection.tools} - set(connection.left_out))
         if missing:
             having = ", ".join(tool.name for tool in connection.tools) or "none"
             self._warn(

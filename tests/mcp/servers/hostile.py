@@ -1,11 +1,14 @@
 """A tiny MCP server (stdio, JSON-RPC by hand, no SDK) that misbehaves on request, for the failure cases.
 
-    python hostile.py [--silent] [--ignore-eof] [--pid-file PATH] [--child]
+    python hostile.py [--silent] [--ignore-eof] [--pid-file PATH] [--child] [--banner] [--bad-tools]
 
 --silent: never answers anything (not even initialize). --pid-file: writes "SERVER_PID [CHILD_PID]" once up.
 --ignore-eof: goes on running after its stdin closes (only a signal ends it).
 --child: starts a `sleep` of its own (a server's helper process: it must not outlive the agent either).
 With --pid-file, a call of `hang` creates PATH.hang as it arrives.
+--banner: writes a line that is not JSON-RPC on stdout as it starts, and another before each answer.
+--bad-tools: also lists `deep` (an input schema 400 objects deep: past what the SDK's JSON parser reads),
+`vast` (a schema of ~200,000 characters) and `broken` (its input schema is a string).
 Tools: env (its environment as JSON), hang (never answers), die (exits mid-call), huge (10 MB of text),
 flood (40 MB on stderr, then "flooded"), media (text, an image and a blob resource), shapes (a nested schema),
 clock (marked read-only, as mcp-server-time's tools are).
@@ -56,10 +59,29 @@ TOOLS = [
 ]
 
 
+BANNER = "hostile 1.0 listening on stdio (this line is not JSON-RPC)"
+DEEP = '{"type": "object", "properties": {"inner": ' * 400 + "{}" + "}}" * 400
+"""Written as text: json.dumps would pass Python's recursion limit first."""
+BAD_TOOLS = [
+    {"name": "deep", "description": "Take a very nested argument.", "inputSchema": "DEEP"},
+    {
+        "name": "vast",
+        "description": "Take one of 2,000 arguments.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {f"option_{i}": {"type": "string", "description": "o" * 80} for i in range(2000)},
+        },
+    },
+    {"name": "broken", "description": "Have no schema.", "inputSchema": "none at all"},
+]
+
+
 def answer(request_id: object, result: object = None, error: object = None) -> None:
     message = {"jsonrpc": "2.0", "id": request_id}
     message.update({"error": error} if error is not None else {"result": result})
-    sys.stdout.write(json.dumps(message) + "\n")
+    if "--banner" in sys.argv:
+        sys.stdout.write(f"answering request {request_id}\n")
+    sys.stdout.write(json.dumps(message).replace('"DEEP"', DEEP) + "\n")
     sys.stdout.flush()
 
 
@@ -106,6 +128,8 @@ def main() -> None:
     if "--pid-file" in args:
         with open(args[args.index("--pid-file") + 1], "w") as report:
             report.write(f"{os.getpid()} {child.pid if child else ''}".strip())
+    if "--banner" in args:
+        print(BANNER, flush=True)
     for line in sys.stdin:
         if "--silent" in args or not line.strip():
             continue
@@ -118,7 +142,7 @@ def main() -> None:
             info = {"name": "hostile", "version": "1"}
             answer(request_id, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info})
         elif method == "tools/list":
-            answer(request_id, {"tools": TOOLS})
+            answer(request_id, {"tools": TOOLS + (BAD_TOOLS if "--bad-tools" in args else [])})
         elif method == "tools/call":
             params = message.get("params", {})
             result = call(params.get("name", ""), params.get("arguments") or {})
