@@ -80,3 +80,20 @@ def test_tools_list_needs_no_model_configuration(url: str) -> None:
 def test_bad_bounds_are_usage_errors_naming_what_was_given(args: list[str], env: dict[str, str], said: str) -> None:
     done = RUNNER.invoke(app, ["ask", "hi", *args], env={"LLM_MODEL_NAME": "m", **env})
     assert done.exit_code == 2 and said in done.stderr, done.stderr
+
+
+def test_the_switches_of_the_table_reach_the_run(
+    scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--no-instructions and --read-only, a switch's off and on flags, as the run sends them."""
+    monkeypatch.chdir(workspace)
+    (workspace / "AGENTS.md").write_text("Always answer in haiku.\n", encoding="utf-8")
+    env = {"LLM_API_KEY": "k-123", "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "m"}
+    for args in ([], ["--no-instructions", "--read-only"]):
+        scripted_server.script = [text("ok")]
+        done = RUNNER.invoke(app, ["ask", "hi", "--no-judge", "--no-save", *args], env=env)
+        assert done.exit_code == 0, done.stderr
+        sent = scripted_server.requests[-1]
+        tools = {tool["function"]["name"] for tool in sent["tools"]}
+        assert ("haiku" in sent["messages"][0]["content"]) == (not args)
+        assert ("write_file" in tools) == (not args)

@@ -20,7 +20,7 @@ from typing import Any
 from agentcli.config.file import Alias, ConfigFile, load_config
 from agentcli.config.secret import NO_KEY, Secret
 from agentcli.config.settings import ROWS, TABLE, Settings
-from agentcli.config.table import SECRET, Setting, sendable
+from agentcli.config.table import Setting
 from agentcli.config.urls import host, without_credentials
 from agentcli.errors import ConfigError
 
@@ -75,11 +75,10 @@ class Layers:
         return Picked(value, given[0][0])
 
     def variable(self, name: str) -> Picked:
-        """The key that the variable `name` holds, in the environment or else `.env`."""
-        row = Setting(name, SECRET, "", check=sendable)
+        """The key that the variable `name` holds, in the environment or else `.env`, read as LLM_API_KEY is."""
         for source, value in (("environment", self.environ.get(name)), (".env", self.dotenv.get(name))):
             if _given(value):
-                return Picked(row.read(_stripped(value), name), source)
+                return Picked(ROWS["api_key"].read(_stripped(value), name), source)
         return Picked(NO_KEY, "default")
 
 
