@@ -57,7 +57,7 @@ class Layers:
 
     def offers(self, row: Setting) -> Iterator[tuple[str, object, str]]:
         """(source, value, how a message names the setting there) for each layer that can set `row`."""
-        yield "flag", self.flags.get(row.name), row.flags[0].split("/")[0] if row.flags else row.name
+        yield "flag", self.flags.get(row.name), row.flag or row.name
         if row.variable:
             yield "environment", self.environ.get(row.variable), row.variable
             yield ".env", self.dotenv.get(row.variable), f"{row.variable} in {self.dotenv_path}"

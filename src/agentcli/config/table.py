@@ -43,8 +43,6 @@ class Kind:
     shown: Callable[[Any], object] = lambda value: value
     """A value as `agent config show` may print it (in JSON)."""
     metavar: str | None = None
-    repeated: bool = False
-    """A flag of this kind is given once per value (`--allow A --allow B`)."""
 
 
 def _text(value: object) -> str:
@@ -105,7 +103,7 @@ SWITCH = Kind(bool, _switch)
 MODE = Kind(ModeName, _text)
 PATH = Kind(Path, _path, shown=str)
 SECRET = Kind(str, _secret, shown=lambda key: "set" if key else "not set")  # never the key, nor a part of it
-PATTERNS = Kind(list[str], _patterns, shown=list, metavar="PATTERN", repeated=True)
+PATTERNS = Kind(list[str], _patterns, shown=list, metavar="PATTERN")  # a flag given once per pattern
 
 
 def at_least(low: int, unit: str = "") -> Check:
@@ -154,7 +152,7 @@ def variable_name(name: str | None) -> str | None:
     return "must be the name of an environment variable (letters, digits and _), never a key"
 
 
-def _fits(value: object) -> str | None:
+def _anything(value: object) -> str | None:
     return None
 
 
@@ -166,7 +164,7 @@ class Setting:
     """The field of Settings, and the name `load_settings` takes it by."""
     kind: Kind
     help: str
-    check: Check = _fits
+    check: Check = _anything
     variable: str | None = None
     """The environment (and `.env`) variable that sets it."""
     key: str | None = None
@@ -179,12 +177,16 @@ class Setting:
     """Each source adds to what the weaker ones gave (the config file's allow rules, then --allow's)."""
     default: Any = None
 
+    @property
+    def flag(self) -> str | None:
+        """Its first flag ("--judge" of "--judge/--no-judge"), if it has flags."""
+        return self.flags[0].split("/")[0] if self.flags else None
+
     def names(self) -> str:
         """How a message names it when nobody says where the value came from: "LLM_TIMEOUT (--timeout)"."""
-        flag = self.flags[0].split("/")[0] if self.flags else None
-        if self.variable and flag:
-            return f"{self.variable} ({flag})"
-        return self.variable or flag or self.name
+        if self.variable and self.flag:
+            return f"{self.variable} ({self.flag})"
+        return self.variable or self.flag or self.name
 
     def read(self, value: object, named: str) -> Any:
         """`value` as this setting's, checked; ConfigError naming the setting as `named`."""
