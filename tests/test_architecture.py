@@ -33,7 +33,8 @@ ALLOWED = {
     "render": set(),
     "config": set(),  # the table of settings and their sources: below everything, above errors and modes
     "agent": {"engine", "adapters", "tools", "llm", "sandbox", "mcp"},
-    "mcp": {"tools", "store"},  # MCP servers' tools are Tools; their logs live in the store's home
+    # MCP servers' tools are Tools; their logs live in the store's home; they start through the sandbox's launcher
+    "mcp": {"tools", "store", "sandbox"},
     "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
     "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp"},
 }

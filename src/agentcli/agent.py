@@ -37,7 +37,8 @@ from agentcli.text import warn_line
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.progress import ToolInterrupted
-from agentcli.tools.core.registry import Tool, ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 if TYPE_CHECKING:
     from agentcli.config.tables import McpServer
@@ -205,7 +206,7 @@ class Agent:
         if "run_command" in self.tools:  # the run's first line names the sandbox its commands run in
             from agentcli.sandbox import detect
 
-            sandbox = detect(allow_network=settings.allow_network).name()
+            sandbox = detect(allow_network=settings.allow_network, workspace=settings.workspace).name()
         served = None
         if client is None:
             from agentcli.llm.client import OpenAIChatClient

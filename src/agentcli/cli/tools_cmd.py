@@ -41,7 +41,7 @@ def list_tools(
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
     from agentcli.tools.builtin import builtin_tools
-    from agentcli.tools.core.loading import load_tools
+    from agentcli.tools.loading import load_tools
 
     settings = Settings(mode=mode, workspace=workspace or Path.cwd())  # no model needed: the environment is not read
     extra = load_tools(files or ())
@@ -85,7 +85,7 @@ def _show(tools: ToolRegistry, mode: ModeName, as_json: bool, mask: Callable[[st
     for column in ("name", "description", "parameters", "source"):
         table.add_column(column, overflow="fold")
     for tool in tools:
-        approval = "\n(asks for approval)" if tool.requires_approval else ""
+        approval = "\n(asks for approval)" if tool.spec.requires_approval else ""
         parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
         size = f"\nschema ~{tool.schema_tokens():,} tokens"
         cells = (tool.name, visible(tool.description), visible(parameters), tool.source + size + approval)
@@ -110,14 +110,15 @@ def _sandbox_line(tools: ToolRegistry) -> str:
         return ""
     from agentcli.sandbox import detect
 
-    return f"sandbox: {detect().name()} (what run_command runs commands in)"
+    root = tools.context.workspace.root if tools.context is not None else None
+    return f"sandbox: {detect(workspace=root).name()} (what run_command runs commands in)"
 
 
 def _plain_table(tools: ToolRegistry) -> str:
     """The table as plain text: each tool's name, description and source, then one indented line per parameter."""
     blocks = []
     for tool in tools:
-        approval = " (asks for approval)" if tool.requires_approval else ""
+        approval = " (asks for approval)" if tool.spec.requires_approval else ""
         lines = _parameter_lines(tool.parameters)
         params = [f"    {visible(line, one_line=True)}" for line in lines] or ["    (no parameters)"]
         where = f"[{tool.source} · schema ~{tool.schema_tokens():,} tokens]"

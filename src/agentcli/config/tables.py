@@ -36,6 +36,8 @@ class McpServer(_Strict):
     """Whether its calls run without asking."""
     tools: list[str] | None = None
     """Offer only these of its tools (None: all)."""
+    cwd: str | None = None
+    """Where a stdio server starts: a path, or "workspace" for the run's; None: an empty directory of its own."""
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServer:

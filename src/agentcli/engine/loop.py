@@ -13,7 +13,7 @@ from agentcli import events as ev
 from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-from agentcli.engine.calls import repeat_notice, run_call
+from agentcli.engine.calls import run_call, screen
 from agentcli.engine.context import Build, next_request, task_of
 from agentcli.engine.judge import Judge, Verdict, is_trivial, listed, verdict_without_judge
 from agentcli.engine.policy import BeforeCall, PendingCall, approved_only
@@ -158,17 +158,12 @@ class Engine:
             if call.id in answered:
                 continue
             yield ev.ToolCalled(step=run.step, call_id=call.id, name=call.name, arguments=call.arguments)
-            pending = PendingCall(
-                call.id,
-                call.name,
-                call.arguments,
-                self.tools.get(call.name),
-                run.step,
-                functools.partial(self.tools.preview, call.name, call.arguments),
-            )
-            notice = repeat_notice(self.tools, run, pending)
-            if notice is None:
-                plan = run.plan
+            bound = screen(run, self.tools.bind(call.name, call.arguments, call.id))  # parsed and validated once
+            if isinstance(bound, ev.ToolReturned):  # a repeat, or what is wrong and what is valid
+                blocked += bound.skipped
+                returned = bound
+            else:
+                plan, pending = run.plan, PendingCall(bound, run.step, functools.partial(self.tools.preview, bound))
                 try:
                     returned = yield from run_call(self.tools, self.before_call, pending, run.planning)
                 except ToolInterrupted as stop:  # Ctrl-C: what the tool had done is its result; then stop
@@ -177,17 +172,6 @@ class Engine:
                     raise
                 if run.plan != plan:  # update_plan changed the run's plan: show it before the result
                     yield _plan_shown(run)
-            else:
-                blocked += 1
-                returned = ev.ToolReturned(
-                    step=run.step,
-                    call_id=call.id,
-                    name=call.name,
-                    content=notice,
-                    is_error=True,
-                    elapsed_ms=0.0,
-                    skipped=True,
-                )
             conversation.add_tool_result(call.id, returned.content)
             checkpoint(run)  # a tool's work is never lost once it has returned, even if nobody reads on
             yield returned
