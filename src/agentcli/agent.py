@@ -41,7 +41,7 @@ from agentcli.tools.core.registry import ToolRegistry
 from agentcli.tools.core.tool import Tool
 
 if TYPE_CHECKING:
-    from agentcli.config_file import McpServer
+    from agentcli.config.tables import McpServer
 
 
 @dataclass(frozen=True)

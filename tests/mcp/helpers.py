@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 
 BIN = Path(sys.executable).parent
 TIME_SERVER = str(BIN / "mcp-server-time")

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from agentcli.agent import Agent
 from agentcli.cli.app import app
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.llm.scripted import ScriptedClient, text
 from agentcli.mcp.manager import McpServers
 from agentcli.sandbox import server_isolation

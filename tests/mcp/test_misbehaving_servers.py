@@ -16,7 +16,7 @@ import pytest
 import agentcli.mcp
 import agentcli.mcp.manager
 from agentcli.agent import Agent
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.events import ToolReturned
 from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.mcp.manager import McpServers

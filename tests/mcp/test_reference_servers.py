@@ -13,7 +13,7 @@ import pytest
 
 from agentcli.agent import Agent
 from agentcli.cli.approval import REFUSAL, Approval
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.engine.policy import allow_all
 from agentcli.events import CallDenied, ToolReturned
 from agentcli.llm.scripted import Reply, ScriptedClient, json_reply, text, tool_calls

@@ -14,7 +14,7 @@ from agentcli.cli.exits import guarded
 from agentcli.text import json_text, visible
 
 if TYPE_CHECKING:
-    from agentcli.config_file import McpServer
+    from agentcli.config.tables import McpServer
     from agentcli.mcp.manager import McpServers
     from agentcli.sandbox import Layers
 
@@ -32,7 +32,7 @@ def list_servers(
 
     Exit codes: 0 every server started (or none is configured), 1 some did not, 2 a malformed configuration file.
     """
-    from agentcli.config_file import config_path, load_config
+    from agentcli.config import config_path, load_config
 
     servers = dict(load_config().mcp)
     if not servers:

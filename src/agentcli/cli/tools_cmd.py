@@ -2,9 +2,9 @@
 and how much of every request its schema takes.
 
 It reads no model settings (a malformed LLM_BASE_URL cannot break it) and, for the built-in tools, imports
-neither Pydantic nor (unless stdout is a terminal) Rich's console: it starts about as fast as `--help`. The
-configuration file's MCP servers are started (and stopped at the end) to list their tools; without any, nothing
-of the MCP SDK is imported.
+neither Pydantic (unless the config file has tables: aliases, MCP servers) nor (unless stdout is a terminal)
+Rich's console: it starts about as fast as `--help`. The configuration file's MCP servers are started (and
+stopped at the end) to list their tools; without any, nothing of the MCP SDK is imported.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
-from agentcli.config import Settings
+from agentcli.config import Settings, load_config, mask_known_keys
 from agentcli.modes import ModeName
 from agentcli.text import json_text, visible, warn_line
 
@@ -48,9 +48,8 @@ def list_tools(
     tools = builtin_tools(settings=settings)
     for tool in extra:
         tools.add(tool)
-    from agentcli.cli.saving import tool_servers
-
-    servers = tool_servers()
+    config = load_config()  # for its MCP servers, and the key variables a mask needs
+    servers = dict(config.mcp)
     try:
         if servers:
             from agentcli.mcp import attach
@@ -58,19 +57,10 @@ def list_tools(
             attach(tools, servers, warn=warn_line, read_only=read_only)
         if read_only:
             tools.drop_changing()
-        _show(tools, mode, as_json, _key_mask() if extra or servers else str)
+        # a plugin's, a tools file's or a server's words could hold the key (the built-in tools' cannot)
+        _show(tools, mode, as_json, (lambda text: mask_known_keys(text, config)) if extra or servers else str)
     finally:
         tools.close()
-
-
-def _key_mask() -> Callable[[str], str]:
-    """What masks the API key in a text: a plugin's, a tools file's or a server's words could hold it (the
-    built-in tools' cannot, and without others no configuration is read)."""
-    from agentcli.config import mask_known_keys
-    from agentcli.config_file import load_config
-
-    config = load_config()
-    return lambda text: mask_known_keys(text, config)
 
 
 def _show(tools: ToolRegistry, mode: ModeName, as_json: bool, mask: Callable[[str], str]) -> None:

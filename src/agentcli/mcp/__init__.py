@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentcli.config_file import McpServer
+    from agentcli.config.tables import McpServer
     from agentcli.mcp.manager import McpServers
     from agentcli.sandbox import Layers
     from agentcli.tools.core.registry import ToolRegistry

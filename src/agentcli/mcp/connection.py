@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.mcp.incoming import fitted
 from agentcli.mcp.server_log import open_log, records_to
 

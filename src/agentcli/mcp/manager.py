@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.mcp.connection import Connection, ServerFailed, reason
 from agentcli.mcp.results import result_text
 from agentcli.mcp.schema import parameters, tool_name, validator

@@ -64,7 +64,7 @@ def test_the_allow_option_and_the_config_file_both_count(tmp_path: Path, monkeyp
     config.write_text('allow = ["git status"]\n', encoding="utf-8")
     monkeypatch.setenv("AGENTCLI_CONFIG", str(config))
     monkeypatch.setenv("LLM_MODEL_NAME", "m")
-    settings = RunOptions(allow=["echo *"], allow_network=True, workspace=tmp_path).settings()
+    settings = RunOptions({"allow": ["echo *"], "allow_network": True, "workspace": tmp_path}).settings()
     assert settings.allow == ("git status", "echo *") and settings.allow_network
 
 
