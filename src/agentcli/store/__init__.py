@@ -5,7 +5,6 @@
     db.py        Store: the tables, one transaction per checkpoint, the queries of `agent sessions`
     recorder.py  SessionRecorder: what the Agent calls with every event and move; turns them into checkpoints
     loading.py   a saved session back into a Session, to continue it or to resume its last run
-    replay.py    saved events back into Event objects, for the renderers
 
 The engine does not know any of this exists: the Agent calls the recorder, the CLI builds it.
 """

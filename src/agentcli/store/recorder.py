@@ -36,14 +36,6 @@ from agentcli.store.lease import Owner, SessionBusy, this_process
 STATUS = {State.FINISHED: "finished", State.FAILED: "failed"}
 
 
-def event_data(event: Event) -> dict[str, Any]:
-    """`event.to_dict()` without its deep copy: events are flat, and Usage is the one nested type."""
-    data: dict[str, Any] = {"type": event.type}
-    for name, value in vars(event).items():
-        data[name] = value.to_dict() if isinstance(value, Usage) else value
-    return data
-
-
 def now() -> str:
     """ISO 8601 in UTC, to the microsecond (sessions are ordered by it)."""
     return datetime.now(UTC).isoformat(timespec="microseconds")
@@ -104,7 +96,7 @@ class SessionRecorder:
         if self.failed or isinstance(event, (ModelTextDelta, ToolProgress)):
             return
         self._follow(session)
-        self._events.append(event_data(event))
+        self._events.append(event.to_dict())
         if isinstance(event, Compacted):
             self._compactions.append(
                 Compaction(
@@ -144,7 +136,7 @@ class SessionRecorder:
         if self.failed or session is not self._session or session.id is None:
             return
         self._events, self._compactions = [], []
-        events = json.dumps([event_data(final)])
+        events = json.dumps([final.to_dict()])
         self._guarded(self._opened().mark, session.id, str(self._owner), run.number, final.status, now(), events)
 
     # -- saving ----------------------------------------------------------------------------------------
