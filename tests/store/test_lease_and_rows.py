@@ -17,7 +17,7 @@ from agentcli.cli.app import app
 from agentcli.engine.state import RunState, State
 from agentcli.errors import StoreError
 from agentcli.llm.types import Usage
-from agentcli.store.db import Checkpoint, Store, Summary, state_json
+from agentcli.store.db import Checkpoint, Store, Summary
 from agentcli.store.lease import Owner, SessionBusy, this_process
 from agentcli.store.loading import to_session
 from agentcli.store.recorder import now
@@ -50,7 +50,7 @@ def save_one(store: Store, owner: Owner, *, status: str = "interrupted") -> str:
     stamp = now()
     summary = Summary(store.new_id(), stamp, stamp, "m", "h", "/w", "native", True, run.question, status, 1, Usage())
     message = json.dumps({"role": "user", "content": run.question})
-    store.save(Checkpoint(summary, str(owner), [(0, message)], (0, status, state_json(run)), None))
+    store.save(Checkpoint(summary, str(owner), [(0, message)], (0, status, json.dumps(run.to_dict())), None))
     return summary.id
 
 
@@ -140,7 +140,7 @@ def test_a_version_1_file_is_migrated_with_every_message(tmp_path: Path) -> None
             body = json.dumps({"role": role, "content": content})
             raw.execute("INSERT INTO messages VALUES ('0123abcd', ?, ?)", (position, body))
         run = RunState("q", state=State.FINISHED, step=1, answer="a")
-        raw.execute("INSERT INTO runs VALUES ('0123abcd', 0, 'finished', ?)", (state_json(run),))
+        raw.execute("INSERT INTO runs VALUES ('0123abcd', 0, 'finished', ?)", (json.dumps(run.to_dict()),))
         raw.execute("PRAGMA user_version = 1")
     with Store.open(path) as store:
         saved = store.load("0123abcd")

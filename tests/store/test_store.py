@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import stat
 from pathlib import Path
 
 import pytest
 
-from agentcli.engine.state import RunState, State
 from agentcli.errors import StoreError
-from agentcli.llm.types import ToolCall, Usage
 from agentcli.store import schema
-from agentcli.store.db import Store, UnknownSession, state_from_json, state_json
+from agentcli.store.db import Store, UnknownSession
 from agentcli.store.paths import database_path, home
 
 
@@ -107,12 +104,3 @@ def test_ids_are_typed_by_any_unique_prefix(tmp_path: Path) -> None:
             with pytest.raises(UnknownSession, match=problem):
                 store.resolve(reference)
         assert [item.id for item in store.summaries(2)] == ["77aa0011", "3fb00000"]
-
-
-def test_a_run_state_is_saved_as_exactly_its_to_dict() -> None:
-    run = RunState("q", mode="react", state=State.TOOL_EXECUTING, step=3, rejections=1, usage=Usage(5, 6, 7))
-    run.pending = (ToolCall("call_1", "read_file", '{"path": "a"}'), ToolCall("call_2", "calculator", "{"))
-    run.guard.check("read_file a", "read_file", 1, "call_0")
-    run.guard.check("read_file a", "read_file", 2, "call_9")
-    assert json.loads(state_json(run)) == run.to_dict()
-    assert state_from_json(state_json(run)) == run

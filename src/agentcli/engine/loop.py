@@ -13,6 +13,7 @@ from agentcli.adapters.base import Adapter, View
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.engine.context import DEFAULT_WINDOW, Fitted, Summarizer, after_overflow, calibrated, fit
 from agentcli.engine.conversation import check_pairing
+from agentcli.engine.guards import replayed
 from agentcli.engine.judge import Judge, Verdict, is_trivial, trivial_verdict
 from agentcli.engine.policy import BeforeCall, Deny, PendingCall, approved_only
 from agentcli.engine.session import Session
@@ -114,6 +115,8 @@ class Engine:
         """
         started = time.perf_counter()
         save = checkpoint or _nothing
+        own = session.conversation.since(run.start)  # the run's entries (it is the session's last run)
+        run.guard = replayed((entry.message for entry in own), self._signature)  # resumed: the calls it made
         save(run)  # the question is kept before anything can go wrong
         yield RunStarted(
             run.question,
@@ -395,12 +398,15 @@ class Engine:
         )
 
     def _repeat_notice(self, run: RunState, call: PendingCall) -> str | None:
-        """The repeat guard's answer instead of running a call; None to run it. A call with side effects
-        (`idempotent=False`) may rightly be made again, so the guard never sees it."""
-        if call.tool is not None and not call.tool.idempotent:
-            return None
-        signature = self.tools.signature(call.name, call.arguments)
-        return run.guard.check(signature, call.name, run.step, call.id)
+        """The repeat guard's answer instead of running a call; None to run it."""
+        signature = self._signature(call.name, call.arguments)
+        return None if signature is None else run.guard.check(signature, call.name, run.step, call.id)
+
+    def _signature(self, name: str, arguments: str) -> str | None:
+        """What the repeat guard knows a call by; None for a call with side effects (`idempotent=False`): it may
+        rightly be made again, so the guard never sees it."""
+        tool = self.tools.get(name)
+        return None if tool is not None and not tool.idempotent else self.tools.signature(name, arguments)
 
     # VALIDATING --------------------------------------------------------------------------------------
     def _validate(self, run: RunState, session: Session, checkpoint: Checkpoint) -> Step:

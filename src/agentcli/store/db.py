@@ -15,8 +15,6 @@ written only by the lease's owner. Every row read is checked: a damaged one is s
 from __future__ import annotations
 
 import contextlib
-import enum
-import itertools
 import json
 import re
 import secrets
@@ -28,7 +26,6 @@ from types import TracebackType
 from typing import Any
 
 from agentcli.engine.conversation import Entry, FileRecord
-from agentcli.engine.guards import FirstRun, RepeatGuard
 from agentcli.engine.state import RunState
 from agentcli.errors import StoreError
 from agentcli.llm.types import Message, Usage
@@ -218,7 +215,8 @@ class Store:
         with self._transaction() as db:
             _require_owner(db, session_id, owner)
             db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (session_id, run.number, status, state_json(run))
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
+                (session_id, run.number, status, json.dumps(run.to_dict())),
             )
 
     def mark(self, session_id: str, owner: str, number: int, status: str, updated: str, events: str) -> None:
@@ -328,7 +326,7 @@ class Store:
         rows = self._query("SELECT id, body FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
         runs = self._query("SELECT status, state FROM runs WHERE session_id = ? ORDER BY number", (session_id,))
         try:
-            states = [state_from_json(str(state)) for _, state in runs]
+            states = [RunState.from_dict(json.loads(str(state))) for _, state in runs]
         except ValueError as exc:  # pydantic's ValidationError is a ValueError too
             reason = str(exc).splitlines()[0]
             raise StoreError(f"session {session_id} in {self.path} is damaged (a run's state: {reason})") from None
@@ -423,66 +421,3 @@ def _add_records(db: sqlite3.Connection, session_id: str, records: list[FileReco
         "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
         [(session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after) for r in records],
     )
-
-
-def state_json(run: RunState) -> str:
-    """A RunState as JSON: the data of `run.to_dict()`, without building pydantic's serialiser (~50 ms per
-    process, more than a short run's every checkpoint): the C encoder walks it, asking `_plain` only for the
-    dataclasses and enums inside."""
-    return json.dumps(run, default=_plain)
-
-
-class StateEncoder:
-    """`state_json` for the RunStates of one run, saved again and again (after every tool result and move).
-
-    The repeat guard holds every call signature of the run and only ever grows: encoded whole at each of a
-    run's 2N saves it cost O(N^2), 0.4 ms a save at 50 steps, more than the rest of the save together. Here
-    each guard entry is encoded once and kept; the rest of the RunState is small and encoded every time. The
-    text is exactly `state_json`'s (json.dumps' own separators; a test compares the two as a run grows).
-    """
-
-    def __init__(self) -> None:
-        self._first: dict[str, FirstRun] | None = None
-        """The guard's containers the kept pieces were encoded from (held, so their ids cannot be reused)."""
-        self._history: list[str] | None = None
-        self._first_pieces: list[str] = []
-        self._history_pieces: list[str] = []
-
-    def __call__(self, run: RunState) -> str:
-        guard = run.guard
-        if type(guard) is not RepeatGuard or vars(guard).keys() != {"first", "history"}:
-            return state_json(run)  # a guard of another shape: no pieces to keep
-        parts: list[str] = []
-        fields: dict[str, object] = {}
-        for name, value in vars(run).items():  # the fields before the guard, the guard, the fields after it
-            if name == "guard":
-                parts += [json.dumps(fields, default=_plain)[1:-1], f'"guard": {self._guard(guard)}']
-                fields = {}
-            else:
-                fields[name] = value
-        parts.append(json.dumps(fields, default=_plain)[1:-1])
-        return "{" + ", ".join(part for part in parts if part) + "}"
-
-    def _guard(self, guard: RepeatGuard) -> str:
-        """The guard's JSON; its containers are only appended to, so what was encoded of them stays true."""
-        if guard.first is not self._first or len(guard.first) < len(self._first_pieces):
-            self._first, self._first_pieces = guard.first, []
-        if guard.history is not self._history or len(guard.history) < len(self._history_pieces):
-            self._history, self._history_pieces = guard.history, []
-        for signature, first in itertools.islice(guard.first.items(), len(self._first_pieces), None):
-            self._first_pieces.append(f"{json.dumps(signature)}: {json.dumps(first, default=_plain)}")
-        self._history_pieces += map(json.dumps, guard.history[len(self._history_pieces) :])
-        first_json, history_json = ", ".join(self._first_pieces), ", ".join(self._history_pieces)
-        return f'{{"first": {{{first_json}}}, "history": [{history_json}]}}'
-
-
-def _plain(value: object) -> object:
-    """An enum's value, a dataclass's fields (RunState holds nothing else that JSON lacks; a test checks that
-    the result is `to_dict()`'s)."""
-    if isinstance(value, enum.Enum):
-        return value.value
-    return vars(value)  # a TypeError for anything without fields, as json.dumps expects
-
-
-def state_from_json(text: str) -> RunState:
-    return RunState.from_dict(json.loads(text))

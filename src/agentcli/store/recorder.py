@@ -30,7 +30,7 @@ from agentcli.errors import StoreError
 from agentcli.events import Compacted, Event, ModelTextDelta, RunFinished, ToolProgress
 from agentcli.llm.types import Usage
 from agentcli.store.compactions import Compaction
-from agentcli.store.db import Checkpoint, StateEncoder, Store, Summary
+from agentcli.store.db import Checkpoint, Store, Summary
 from agentcli.store.lease import Owner, SessionBusy, this_process
 
 STATUS = {State.FINISHED: "finished", State.FAILED: "failed"}
@@ -73,8 +73,6 @@ class SessionRecorder:
         """The compactions since the last save (written with it)."""
         self._settled: tuple[int, Session | None, int, Usage] = (-1, None, 0, Usage())
         """(how many runs, of which session, are settled; how many of them were kept, and their usage)."""
-        self._state_json = StateEncoder()
-        """Encodes the RunState at each save, its repeat guard's entries once each."""
         self.failed = False
         """True once saving has failed: nothing more is saved."""
 
@@ -183,7 +181,7 @@ class SessionRecorder:
             summary,
             str(self._owner),
             messages=[(entry.id, json.dumps(entry.message)) for entry in log.since(self._written)],
-            run=(run.number, summary.status, self._state_json(run)),
+            run=(run.number, summary.status, json.dumps(run.to_dict())),
             events=json.dumps(self._events) if self._events else None,
             records=list(log.records_since(self._records_written)),
             compactions=self._compactions,
