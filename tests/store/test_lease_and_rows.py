@@ -14,10 +14,11 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
+from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
 from agentcli.errors import StoreError
 from agentcli.llm.types import Usage
-from agentcli.store.db import Checkpoint, Store, Summary
+from agentcli.store.db import Snapshot, Store, Summary
 from agentcli.store.lease import Owner, SessionBusy, this_process
 from agentcli.store.loading import to_session
 from agentcli.store.recorder import now
@@ -49,8 +50,9 @@ def save_one(store: Store, owner: Owner, *, status: str = "interrupted") -> str:
     run = RunState("what is 6*7?", state=State.THINKING, step=1)
     stamp = now()
     summary = Summary(store.new_id(), stamp, stamp, "m", "h", "/w", "native", True, run.question, status, 1, Usage())
-    message = json.dumps({"role": "user", "content": run.question})
-    store.save(Checkpoint(summary, str(owner), [(0, message)], (0, status, json.dumps(run.to_dict())), None))
+    log = Conversation()
+    log.add_user(run.question)
+    store.save(Snapshot(summary, str(owner), log, run))
     return summary.id
 
 
@@ -77,9 +79,10 @@ def test_a_save_by_a_process_that_lost_the_lease_is_refused(tmp_path: Path) -> N
 
 def save_one_more(store: Store, sid: str, owner: Owner) -> None:
     summary = Summary(sid, now(), now(), "m", "h", "/w", "native", True, "again", "running", 1, Usage())
-    store.save(
-        Checkpoint(summary, str(owner), [(1, '{"role": "user", "content": "again"}')], (0, "running", "{}"), None)
-    )
+    log = Conversation()
+    log.add_user("what is 6*7?")
+    log.add_user("again")
+    store.save(Snapshot(summary, str(owner), log, RunState("again")))
 
 
 def test_resume_and_continue_refuse_a_session_a_live_process_runs(

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from agentcli.engine.summary import Summary as ModelSummary
+from agentcli.events import Compacted
 
 TABLE = """CREATE TABLE compactions (
     session_id TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL, run INTEGER NOT NULL,
@@ -49,6 +50,13 @@ def add(db: sqlite3.Connection, session_id: str, items: list[Compaction]) -> Non
             (session_id, item.at, item.run, item.tokens_before, item.tokens_after, item.window, item.how,
              item.summary, item.summary_before),
         )  # fmt: skip
+
+
+def from_event(event: Compacted, run: int, at: str) -> Compaction:
+    """The record of a compaction of run number `run`, saved at `at`."""
+    return Compaction(
+        at, run, event.tokens_before, event.tokens_after, event.window, event.how, event.summary, event.summary_before
+    )
 
 
 def from_row(row: tuple[Any, ...]) -> Compaction | None:

@@ -1,15 +1,15 @@
 """The session store: what a saved session looks like, and the queries on `sessions.db`.
 
-    sessions  one row per session: what `sessions list` shows, kept up to date by every checkpoint, and the
-              lease (`owner`: the process running it now)
+    sessions  one row per session: what `sessions list` shows, kept up to date by every save, and the lease
+              (`owner`: the process running it now)
     messages  the log, one row per message (session_id, id); rows are only ever added
     records   the files the tools read and changed, ids from the log's counter (session_id, id); only added
-    runs      each run's RunState as JSON, replaced at every checkpoint (session_id, number)
-    events    what the renderers were shown, for `sessions show`: one JSON array per checkpoint (session_id, run, seq)
+    runs      each run's RunState as JSON, replaced at every save (session_id, number)
+    events    what the renderers were shown, for `sessions show`: one JSON array per save (session_id, run, seq)
     compactions  what each compaction of what was sent did, and the model's summary (compactions.py)
 
-A checkpoint writes all four in one transaction, so the file always holds a state a run can go on from; it is
-written only by the lease's owner. Every row read is checked: a damaged one is skipped and told in `damaged`.
+A save (a Snapshot) writes them in one transaction, so the file always holds a state a run can go on from; it
+is written only by the lease's owner. Every row read is checked: a damaged one is skipped and told in `damaged`.
 """
 
 from __future__ import annotations
@@ -19,15 +19,16 @@ import json
 import re
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from agentcli.engine.conversation import Entry, FileRecord
+from agentcli.engine.conversation import Conversation, Entry, FileRecord
 from agentcli.engine.state import RunState
 from agentcli.errors import StoreError
+from agentcli.events import Compacted, Event, RunFinished
 from agentcli.llm.types import Message, Usage
 from agentcli.store import compactions
 from agentcli.store import rows as rows_check
@@ -39,6 +40,13 @@ from agentcli.store.schema import connect, describe
 ID_BYTES = 4
 """Ids are 8 hex digits: short enough to type, and any unique prefix will do."""
 STATUSES = ("finished", "failed", "interrupted", "running")
+
+HELD = (
+    "SELECT (SELECT coalesce(max(id), -1) + 1 FROM messages WHERE session_id = ?1), "
+    "(SELECT coalesce(max(id), -1) + 1 FROM records WHERE session_id = ?1)"
+)
+"""The first log id of a session's messages, and of its file records, that the store does not hold: the log's
+ids only grow, so what a save adds is the log from there."""
 
 SUMMARY_COLUMNS = (
     "id, created, updated, model, endpoint, workspace, mode, streaming, question, status, turns, "
@@ -115,24 +123,20 @@ class Saved:
         return [entry.message for entry in self.entries]
 
 
-@dataclass
-class Checkpoint:
-    """Everything one save writes, in one transaction."""
+@dataclass(frozen=True)
+class Snapshot:
+    """What one save writes, in one transaction."""
 
     summary: Summary
     """The session's row as it is now (inserted the first time, updated after; its question is kept)."""
     owner: str
     """The lease this save is made under: a session someone else owns now is not written."""
-    messages: list[tuple[int, str]]
-    """(id, the message as JSON): the log entries not saved yet."""
-    run: tuple[int, str, str]
-    """(number, status, the RunState as JSON)."""
-    events: str | None
-    """The run's events since the last checkpoint, as one JSON array."""
-    records: list[FileRecord] = field(default_factory=list)
-    """The file records not saved yet."""
-    compactions: list[Compaction] = field(default_factory=list)
-    """The compactions since the last save."""
+    log: Conversation
+    """The session's log: the store adds the entries and file records it does not hold yet."""
+    run: RunState
+    """The run whose step ended, written whole; its status is the summary's."""
+    events: Sequence[Event] = ()
+    """The events of the step, for `sessions show`; the compactions among them are kept in their own rows."""
 
 
 class Store:
@@ -169,9 +173,9 @@ class Store:
             if self._query("SELECT 1 FROM sessions WHERE id = ?", (candidate,)) == []:
                 return candidate
 
-    def save(self, checkpoint: Checkpoint) -> None:
-        """Write one checkpoint atomically; raise StoreError when another process owns the session now."""
-        summary, sid = checkpoint.summary, checkpoint.summary.id
+    def save(self, snapshot: Snapshot) -> None:
+        """Write one snapshot atomically; raise StoreError when another process owns the session now."""
+        summary, sid, run = snapshot.summary, snapshot.summary.id, snapshot.run
         usage = summary.usage
         with self._transaction() as db:
             upsert = db.execute(
@@ -186,29 +190,37 @@ class Store:
                     sid, summary.created, summary.updated, summary.model, summary.endpoint,
                     summary.workspace, summary.mode, int(summary.streaming), summary.question,
                     summary.status, summary.turns, usage.prompt_tokens, usage.completion_tokens,
-                    usage.cached_tokens, summary.base_url, checkpoint.owner,
+                    usage.cached_tokens, summary.base_url, snapshot.owner,
                 ),
             )  # fmt: skip
             if upsert.rowcount != 1:  # the row changed is counted by SQLite itself: no second statement
                 raise StoreError(f"session {sid} is being run by another agentcli process now; it was not saved")
-            if checkpoint.messages:
+            next_message, next_record = db.execute(HELD, (sid,)).fetchone()
+            entries = snapshot.log.since(next_message)
+            if entries:
                 db.executemany(
-                    "INSERT INTO messages VALUES (?, ?, ?)", [(sid, mid, body) for mid, body in checkpoint.messages]
+                    "INSERT INTO messages VALUES (?, ?, ?)", [(sid, e.id, json.dumps(e.message)) for e in entries]
                 )
-            number, status, state = checkpoint.run
-            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (sid, number, status, state))
-            if checkpoint.events is not None:
-                _add_events(db, sid, number, checkpoint.events)
-            if checkpoint.records:  # most saves have none: no statement for them
-                _add_records(db, sid, checkpoint.records)
-            if checkpoint.compactions:
-                compactions.add(db, sid, checkpoint.compactions)
+            db.execute(
+                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
+                (sid, run.number, summary.status, json.dumps(run.to_dict())),
+            )
+            if snapshot.events:
+                _add_events(db, sid, run.number, snapshot.events)
+            _add_records(db, sid, snapshot.log.records_since(next_record))
+            found = [event for event in snapshot.events if isinstance(event, Compacted)]
+            if found:
+                compactions.add(
+                    db, sid, [compactions.from_event(event, run.number, summary.updated) for event in found]
+                )
 
-    def add_records(self, session_id: str, owner: str, records: list[FileRecord]) -> None:
-        """Save file records at once (a change, before it is applied); StoreError when the lease was lost."""
+    def add_records(self, session_id: str, owner: str, log: Conversation) -> None:
+        """Save the file records of `log` the store does not hold yet, at once (a change, before it is applied);
+        StoreError when the lease was lost."""
         with self._transaction() as db:
             _require_owner(db, session_id, owner)
-            _add_records(db, session_id, records)
+            _, next_record = db.execute(HELD, (session_id,)).fetchone()
+            _add_records(db, session_id, log.records_since(next_record))
 
     def save_run(self, session_id: str, owner: str, run: RunState, status: str) -> None:
         """Write one run's state again (undo marks a run undone), under the lease."""
@@ -219,17 +231,19 @@ class Store:
                 (session_id, run.number, status, json.dumps(run.to_dict())),
             )
 
-    def mark(self, session_id: str, owner: str, number: int, status: str, updated: str, events: str) -> None:
-        """Set the status of a run that stopped without finishing, and add its last events."""
+    def mark(self, session_id: str, owner: str, number: int, updated: str, final: RunFinished) -> None:
+        """Set the status of a run that stopped mid-step to `final`'s, and add that last event."""
         with self._transaction() as db:
             marked = db.execute(
                 "UPDATE sessions SET status = ?, updated = ? WHERE id = ? AND owner IS ?",
-                (status, updated, session_id, owner),
+                (final.status, updated, session_id, owner),
             )
             if marked.rowcount != 1:
                 return  # taken over since: the new owner's record stands
-            db.execute("UPDATE runs SET status = ? WHERE session_id = ? AND number = ?", (status, session_id, number))
-            _add_events(db, session_id, number, events)
+            db.execute(
+                "UPDATE runs SET status = ? WHERE session_id = ? AND number = ?", (final.status, session_id, number)
+            )
+            _add_events(db, session_id, number, [final])
 
     def acquire(self, session_id: str, owner: Owner) -> None:
         """Make `owner` the one process running the session; SessionBusy when a live process runs it."""
@@ -407,17 +421,18 @@ def _require_owner(db: sqlite3.Connection, session_id: str, owner: str) -> None:
         raise StoreError(f"session {session_id} is being run by another agentcli process now; not saved")
 
 
-def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: str) -> None:
-    """Add one batch of a run's events after its others (the store numbers the batches)."""
+def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: Sequence[Event]) -> None:
+    """Add one batch of a run's events after its others, as one JSON array (the store numbers the batches)."""
     db.execute(
         "INSERT INTO events VALUES (?1, ?2, "
         "(SELECT coalesce(max(seq), -1) + 1 FROM events WHERE session_id = ?1 AND run = ?2), ?3)",
-        (session_id, run, events),
+        (session_id, run, json.dumps([event.to_dict() for event in events])),
     )
 
 
-def _add_records(db: sqlite3.Connection, session_id: str, records: list[FileRecord]) -> None:
-    db.executemany(
-        "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after) for r in records],
-    )
+def _add_records(db: sqlite3.Connection, session_id: str, records: Sequence[FileRecord]) -> None:
+    if records:  # most saves have none: no statement for them
+        db.executemany(
+            "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after) for r in records],
+        )
