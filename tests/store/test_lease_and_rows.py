@@ -1,5 +1,4 @@
-"""The store's v2 ground: one process runs a session at a time (the lease), rows read back are checked, and a
-v1 file is migrated without losing a message."""
+"""One process runs a session at a time (the lease), and every row read back is checked."""
 
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ from agentcli.store.db import Snapshot, Store, Summary
 from agentcli.store.lease import Owner, SessionBusy, this_process
 from agentcli.store.loading import to_session
 from agentcli.store.recorder import now
-from agentcli.store.schema import V1, schema_version
 
 RUNNER = CliRunner()
 
@@ -127,28 +125,3 @@ def test_a_log_that_no_longer_pairs_cannot_go_on(tmp_path: Path) -> None:
         raw.execute('INSERT INTO messages VALUES (?, 1, \'{"role": "tool", "tool_call_id": "x"}\')', (sid,))
     with Store.open(path) as store, pytest.raises(StoreError, match="damaged and cannot go on"):
         to_session(store.load(sid), keep_last=False)
-
-
-def test_a_version_1_file_is_migrated_with_every_message(tmp_path: Path) -> None:
-    path = tmp_path / "sessions.db"
-    with sqlite3.connect(path) as raw:
-        for statement in V1:
-            raw.execute(statement)
-        raw.execute(
-            "INSERT INTO sessions VALUES "
-            "('0123abcd', 'c', 'u', 'm', 'h', '/w', 'native', 1, 'q', 'finished', 1, 1, 2, 0)"
-        )
-        for position, content in enumerate(("q", "a")):
-            role = ("user", "assistant")[position]
-            body = json.dumps({"role": role, "content": content})
-            raw.execute("INSERT INTO messages VALUES ('0123abcd', ?, ?)", (position, body))
-        run = RunState("q", state=State.FINISHED, step=1, answer="a")
-        raw.execute("INSERT INTO runs VALUES ('0123abcd', 0, 'finished', ?)", (json.dumps(run.to_dict()),))
-        raw.execute("PRAGMA user_version = 1")
-    with Store.open(path) as store:
-        saved = store.load("0123abcd")
-    assert [(entry.id, entry.message["content"]) for entry in saved.entries] == [(0, "q"), (1, "a")]
-    assert saved.runs[0].answer == "a" and not saved.runs[0].withdrawn
-    assert saved.summary.base_url is None  # saved before base URLs were kept: only its host is known
-    with sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone() == (schema_version(),)

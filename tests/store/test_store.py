@@ -1,4 +1,5 @@
-"""The store on its own: where it lives, its file modes, its schema version and migrations, its ids."""
+"""The store on its own: where it lives, its file modes, its schema version, its ids (test_schema.py: files of
+another version)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def test_a_new_store_is_private_in_wal_mode_at_the_current_version(tmp_path: Pat
     path = tmp_path / "home" / "sessions.db"
     with Store.open(path), sqlite3.connect(path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-        assert raw.execute("PRAGMA user_version").fetchone() == (schema.schema_version(),)
+        assert raw.execute("PRAGMA user_version").fetchone() == (schema.VERSION,)
         raw.execute("CREATE TABLE probe (x)")  # a write makes the -wal and -shm files exist
         for name in ("sessions.db", "sessions.db-wal", "sessions.db-shm"):
             assert mode(tmp_path / "home" / name) == 0o600, name
@@ -50,25 +51,11 @@ def test_a_too_open_file_and_directory_are_tightened(tmp_path: Path) -> None:
     assert mode(folder) == 0o700 and mode(folder / "sessions.db") == 0o600
 
 
-def test_an_older_database_is_migrated_forward_keeping_its_data(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "sessions.db"
-    with Store.open(path) as store:
-        raw = store._db
-        raw.execute("INSERT INTO messages VALUES ('abc', 0, '{}')")
-    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, ("ALTER TABLE sessions ADD COLUMN note TEXT",)])
-    with Store.open(path), sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone() == (schema.schema_version(),)
-        assert "note" in [row[1] for row in raw.execute("PRAGMA table_info(sessions)")]
-        assert raw.execute("SELECT session_id FROM messages").fetchall() == [("abc",)]
-
-
 def test_a_newer_database_is_refused_and_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
     with sqlite3.connect(path) as raw:
         raw.execute("CREATE TABLE future (x)")
-        raw.execute(f"PRAGMA user_version = {schema.schema_version() + 1}")
+        raw.execute(f"PRAGMA user_version = {schema.VERSION + 1}")
     before = path.read_bytes()
     with pytest.raises(StoreError, match="newer agentcli"):
         Store.open(path)

@@ -15,11 +15,6 @@ from typing import Any
 from agentcli.engine.summary import Summary as ModelSummary
 from agentcli.events import Compacted
 
-TABLE = """CREATE TABLE compactions (
-    session_id TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL, run INTEGER NOT NULL,
-    tokens_before INTEGER NOT NULL, tokens_after INTEGER NOT NULL, context_window INTEGER NOT NULL,
-    how TEXT NOT NULL, summary TEXT NOT NULL, summary_before INTEGER NOT NULL,
-    PRIMARY KEY (session_id, seq)) WITHOUT ROWID"""
 COLUMNS = "at, run, tokens_before, tokens_after, context_window, how, summary, summary_before"
 
 
