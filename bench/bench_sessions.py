@@ -30,8 +30,9 @@ from agentcli.config import Secret, Settings
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
 from agentcli.llm.types import Usage
-from agentcli.store.db import Snapshot, Store, Summary
+from agentcli.store.db import Store
 from agentcli.store.recorder import SessionRecorder, now
+from agentcli.store.saved import Snapshot, Summary
 from bench_engine import QUESTION
 from bench_startup import ratio_rows, time_commands
 from common import BenchServer, agent_command, clean_env, environment_line, interleaved, median, print_table, verdict

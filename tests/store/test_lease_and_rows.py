@@ -17,10 +17,11 @@ from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
 from agentcli.errors import StoreError
 from agentcli.llm.types import Usage
-from agentcli.store.db import Snapshot, Store, Summary
+from agentcli.store.db import Store
 from agentcli.store.lease import Owner, SessionBusy, this_process
 from agentcli.store.loading import to_session
 from agentcli.store.recorder import now
+from agentcli.store.saved import Snapshot, Summary
 
 RUNNER = CliRunner()
 

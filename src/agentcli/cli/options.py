@@ -20,7 +20,7 @@ from agentcli.config import Choices, Settings, load_settings
 from agentcli.modes import ModeName
 
 if TYPE_CHECKING:
-    from agentcli.store.db import Summary
+    from agentcli.store.saved import Summary
     from agentcli.tools.core.registry import Tool
 
 OutputName = Literal["rich", "plain", "json"]

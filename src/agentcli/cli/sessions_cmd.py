@@ -15,7 +15,8 @@ from agentcli.cli.exits import EXIT_USAGE, fail, guarded
 from agentcli.text import excerpt, json_text, visible
 
 if TYPE_CHECKING:
-    from agentcli.store.db import Saved, Store, Summary
+    from agentcli.store.db import Store
+    from agentcli.store.saved import Saved, Summary
 
 DEFAULT_LIMIT = 20
 QUESTION_WIDTH = 80

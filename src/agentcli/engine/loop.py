@@ -62,7 +62,8 @@ CUT_REASONS = {
 Step = Generator[Event, None, State]
 """A handler: it yields events and returns the state to move to."""
 Checkpoint = Callable[[RunState], None]
-"""Called where the log and the RunState make a state a run can go on from (the engine knows no store)."""
+"""Called where a step ends: the log and the RunState make a state a run can go on from (the engine knows no
+store)."""
 Handler = Callable[[RunState, Session, Checkpoint], Step]
 
 
@@ -109,9 +110,10 @@ class Engine:
     ) -> Generator[Event, None, None]:
         """Drive `run` (just begun, or saved mid-way) to a terminal state; the last event is always RunFinished.
 
-        `checkpoint(run)` is called when the run starts, after every tool result and after every move (but the
-        one into TOOL_EXECUTING: its first result follows), each time before the events that follow: the log
-        and the RunState hold a state the run can go on from.
+        `checkpoint(run)` is called where a step ends, before the events that follow: when the run starts, after
+        every tool result, and after every move into THINKING or VALIDATING. The move into TOOL_EXECUTING ends
+        with its first result; the last step, into FINISHED or FAILED, with RunFinished (its saver keeps it
+        there). Each time, the log and the RunState hold a state the run can go on from.
         """
         started = time.perf_counter()
         save = checkpoint or _nothing
@@ -133,7 +135,7 @@ class Engine:
         while run.state not in TERMINAL:
             target = yield from self._handlers[run.state](run, session, save)
             run.move(target)
-            if target is not State.TOOL_EXECUTING:  # the turn is saved with its first tool result instead
+            if target is not State.TOOL_EXECUTING and target not in TERMINAL:  # see the docstring
                 save(run)
         if run.state is State.FAILED:
             yield RunFailed(run.failure, run.state.value)

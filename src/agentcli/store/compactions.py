@@ -9,11 +9,12 @@ rebuilt from the log sends the same summary instead of asking the model for it a
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from agentcli.engine.summary import Summary as ModelSummary
-from agentcli.events import Compacted
+from agentcli.events import Compacted, Event
 
 COLUMNS = "at, run, tokens_before, tokens_after, context_window, how, summary, summary_before"
 
@@ -35,23 +36,18 @@ class Compaction:
         return asdict(self)
 
 
-def add(db: sqlite3.Connection, session_id: str, items: list[Compaction]) -> None:
-    """Append `items` after the session's other compactions (the store numbers them)."""
-    for item in items:
-        db.execute(
-            f"INSERT INTO compactions (session_id, seq, {COLUMNS}) VALUES "
-            "(?1, (SELECT coalesce(max(seq), -1) + 1 FROM compactions WHERE session_id = ?1), "
-            "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            (session_id, item.at, item.run, item.tokens_before, item.tokens_after, item.window, item.how,
-             item.summary, item.summary_before),
-        )  # fmt: skip
-
-
-def from_event(event: Compacted, run: int, at: str) -> Compaction:
-    """The record of a compaction of run number `run`, saved at `at`."""
-    return Compaction(
-        at, run, event.tokens_before, event.tokens_after, event.window, event.how, event.summary, event.summary_before
-    )
+def add(db: sqlite3.Connection, session_id: str, run: int, at: str, events: Iterable[Event]) -> None:
+    """Record each compaction among the `events` of a step of run number `run`, saved at `at`, after the
+    session's others (the store numbers them)."""
+    for event in events:
+        if isinstance(event, Compacted):
+            db.execute(
+                f"INSERT INTO compactions (session_id, seq, {COLUMNS}) VALUES "
+                "(?1, (SELECT coalesce(max(seq), -1) + 1 FROM compactions WHERE session_id = ?1), "
+                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                (session_id, at, run, event.tokens_before, event.tokens_after, event.window, event.how,
+                 event.summary, event.summary_before),
+            )  # fmt: skip
 
 
 def from_row(row: tuple[Any, ...]) -> Compaction | None:

@@ -1,4 +1,4 @@
-"""The session store: what a saved session looks like, and the queries on `sessions.db`.
+"""The session store: the tables of `sessions.db`, one transaction per save, and the queries of `agent sessions`.
 
     sessions  one row per session: what `sessions list` shows, kept up to date by every save, and the lease
               (`owner`: the process running it now)
@@ -20,7 +20,6 @@ import re
 import secrets
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -28,19 +27,17 @@ from typing import Any
 from agentcli.engine.conversation import Conversation, Entry, FileRecord
 from agentcli.engine.state import RunState
 from agentcli.errors import StoreError
-from agentcli.events import Compacted, Event, RunFinished
-from agentcli.llm.types import Message, Usage
+from agentcli.events import Event, RunFinished
 from agentcli.store import compactions
 from agentcli.store import rows as rows_check
 from agentcli.store.compactions import Compaction
 from agentcli.store.lease import Owner, SessionBusy
 from agentcli.store.paths import database_path
+from agentcli.store.saved import SUMMARY_COLUMNS, Saved, Snapshot, Summary
 from agentcli.store.schema import connect, describe
 
 ID_BYTES = 4
 """Ids are 8 hex digits: short enough to type, and any unique prefix will do."""
-STATUSES = ("finished", "failed", "interrupted", "running")
-
 HELD = (
     "SELECT (SELECT coalesce(max(id), -1) + 1 FROM messages WHERE session_id = ?1), "
     "(SELECT coalesce(max(id), -1) + 1 FROM records WHERE session_id = ?1)"
@@ -48,95 +45,9 @@ HELD = (
 """The first log id of a session's messages, and of its file records, that the store does not hold: the log's
 ids only grow, so what a save adds is the log from there."""
 
-SUMMARY_COLUMNS = (
-    "id, created, updated, model, endpoint, workspace, mode, streaming, question, status, turns, "
-    "prompt_tokens, completion_tokens, cached_tokens, base_url"
-)
-
 
 class UnknownSession(LookupError):
     """No session has that id (or prefix), or the prefix names several."""
-
-
-@dataclass(frozen=True)
-class Summary:
-    """One session as `sessions list` shows it."""
-
-    id: str
-    created: str
-    updated: str
-    model: str
-    endpoint: str
-    workspace: str
-    mode: str
-    streaming: bool
-    question: str
-    status: str
-    turns: int
-    usage: Usage = field(default_factory=Usage)
-    base_url: str | None = None
-    """The endpoint's base URL without credentials; "" for the SDK's default (OpenAI), None when unknown (a
-    session saved before base URLs were kept)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "created": self.created,
-            "updated": self.updated,
-            "model": self.model,
-            "endpoint": self.endpoint,
-            "base_url": self.base_url,
-            "workspace": self.workspace,
-            "mode": self.mode,
-            "status": self.status,
-            "question": self.question,
-            "turns": self.turns,
-            "usage": self.usage.to_dict(),
-        }
-
-    @classmethod
-    def from_row(cls, row: tuple[Any, ...]) -> Summary:
-        sid, created, updated, model, endpoint, workspace, mode, streaming, question, status, turns, *rest = row
-        *usage, base_url = rest
-        return cls(
-            sid, created, updated, model, endpoint, workspace, mode, bool(streaming), question, status, turns,
-            Usage(*usage), base_url,
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Saved:
-    """A whole saved session: its summary, its conversation and its runs (the last one maybe unfinished)."""
-
-    summary: Summary
-    entries: list[Entry]
-    """The log, each message with its id."""
-    runs: list[RunState]
-    statuses: list[str]
-    records: list[FileRecord] = field(default_factory=list)
-    """The files the tools read and changed."""
-    compactions: list[Compaction] = field(default_factory=list)
-    """Each compaction of what was sent, oldest first."""
-
-    @property
-    def messages(self) -> list[Message]:
-        return [entry.message for entry in self.entries]
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What one save writes, in one transaction."""
-
-    summary: Summary
-    """The session's row as it is now (inserted the first time, updated after; its question is kept)."""
-    owner: str
-    """The lease this save is made under: a session someone else owns now is not written."""
-    log: Conversation
-    """The session's log: the store adds the entries and file records it does not hold yet."""
-    run: RunState
-    """The run whose step ended, written whole; its status is the summary's."""
-    events: Sequence[Event] = ()
-    """The events of the step, for `sessions show`; the compactions among them are kept in their own rows."""
 
 
 class Store:
@@ -150,7 +61,7 @@ class Store:
 
     @classmethod
     def open(cls, path: Path | None = None, *, create: bool = True) -> Store:
-        """Open (and with `create`, make) the database; migrate it to this version's schema."""
+        """Open (and with `create`, make) the database, at this version's schema (schema.py)."""
         path = path or database_path()
         return cls(connect(path, create=create), path)
 
@@ -205,14 +116,10 @@ class Store:
                 "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
                 (sid, run.number, summary.status, json.dumps(run.to_dict())),
             )
+            _add_records(db, sid, snapshot.log.records_since(next_record))
             if snapshot.events:
                 _add_events(db, sid, run.number, snapshot.events)
-            _add_records(db, sid, snapshot.log.records_since(next_record))
-            found = [event for event in snapshot.events if isinstance(event, Compacted)]
-            if found:
-                compactions.add(
-                    db, sid, [compactions.from_event(event, run.number, summary.updated) for event in found]
-                )
+                compactions.add(db, sid, run.number, summary.updated, snapshot.events)
 
     def add_records(self, session_id: str, owner: str, log: Conversation) -> None:
         """Save the file records of `log` the store does not hold yet, at once (a change, before it is applied);

@@ -25,8 +25,9 @@ from agentcli.engine.state import RunState, State
 from agentcli.errors import StoreError
 from agentcli.events import Event, RunFinished
 from agentcli.llm.types import Usage
-from agentcli.store.db import Snapshot, Store, Summary
+from agentcli.store.db import Store
 from agentcli.store.lease import Owner, SessionBusy, this_process
+from agentcli.store.saved import Snapshot, Summary
 
 STATUS = {State.FINISHED: "finished", State.FAILED: "failed"}
 """A run's status as saved: what its state says once it has ended, "running" before."""
