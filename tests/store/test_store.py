@@ -1,4 +1,4 @@
-"""The store on its own: where it lives, its file modes, its schema version, its ids (test_schema.py: files of
+"""The store on its own: where it lives, its file modes, its schema version, its ids (test_one_schema.py: files of
 another version)."""
 
 from __future__ import annotations

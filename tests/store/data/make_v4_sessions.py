@@ -1,4 +1,4 @@
-"""Writes the sessions.db that tests/store/test_schema.py reads as one saved by agentcli at schema version 4.
+"""Writes the sessions.db that tests/store/test_one_schema.py reads as one saved by agentcli at schema version 4.
 
 It was run with the code of commit d6bd0a1 (the last whose store wrote version 4), from this repository:
 
