@@ -60,7 +60,8 @@ UNSAVED = (ModelTextDelta, ToolProgress)
 
 class Recorder(Protocol):
     """Saves a run as it goes. A step ends where the run moves to its next state and where a tool call's result
-    joins the log (store/recorder.py says why both); each time the log and the RunState can be gone on from."""
+    joins the log (store/recorder.py says why both): each time, the log and the RunState are a state the run
+    can go on from."""
 
     def save(self, session: Session, run: RunState, events: Sequence[Event]) -> None:
         """A step of `run` ended; `events` were shown since the last save (RunFinished among them ends the run)."""

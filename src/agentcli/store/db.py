@@ -112,10 +112,7 @@ class Store:
                 db.executemany(
                     "INSERT INTO messages VALUES (?, ?, ?)", [(sid, e.id, json.dumps(e.message)) for e in entries]
                 )
-            db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
-                (sid, run.number, summary.status, json.dumps(run.to_dict())),
-            )
+            _put_run(db, sid, run, summary.status)
             _add_records(db, sid, snapshot.log.records_since(next_record))
             if snapshot.events:
                 _add_events(db, sid, run.number, snapshot.events)
@@ -133,10 +130,7 @@ class Store:
         """Write one run's state again (undo marks a run undone), under the lease."""
         with self._transaction() as db:
             _require_owner(db, session_id, owner)
-            db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
-                (session_id, run.number, status, json.dumps(run.to_dict())),
-            )
+            _put_run(db, session_id, run, status)
 
     def mark(self, session_id: str, owner: str, number: int, updated: str, final: RunFinished) -> None:
         """Set the status of a run that stopped mid-step to `final`'s, and add that last event."""
@@ -326,6 +320,13 @@ def _require_owner(db: sqlite3.Connection, session_id: str, owner: str) -> None:
     """StoreError unless `owner` holds the session's lease (a save of a session taken over is refused)."""
     if not db.execute("SELECT 1 FROM sessions WHERE id = ? AND owner IS ?", (session_id, owner)).fetchall():
         raise StoreError(f"session {session_id} is being run by another agentcli process now; not saved")
+
+
+def _put_run(db: sqlite3.Connection, session_id: str, run: RunState, status: str) -> None:
+    """Write a run's state whole, in place of what the store held of it."""
+    db.execute(
+        "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (session_id, run.number, status, json.dumps(run.to_dict()))
+    )
 
 
 def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: Sequence[Event]) -> None:
