@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench th
 
 from agentcli.agent import Agent
 from agentcli.config import Secret, Settings
-from agentcli.engine.context import request_bytes
+from agentcli.engine.budget import size_of
 from agentcli.events import Compacted
 from agentcli.llm.scripted import ScriptedClient
 from agentcli.store.db import Store
@@ -51,7 +51,7 @@ class Recording(ScriptedClient):
         self.count = 0
 
     def _reply(self, request):  # type: ignore[no-untyped-def]
-        self.largest = max(self.largest, request_bytes(request))
+        self.largest = max(self.largest, size_of(request))
         self.count += 1
         reply = super()._reply(request)
         self.requests.clear()

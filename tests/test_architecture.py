@@ -22,6 +22,7 @@ SHARED = {
     "agentcli.modes",
     "agentcli.llm.types",
     "agentcli.text",
+    "agentcli.model_json",
     "agentcli",
 }
 ALLOWED = {
@@ -32,7 +33,8 @@ ALLOWED = {
     "engine": {"adapters", "tools", "llm"},
     "render": set(),
     "agent": {"engine", "adapters", "tools", "llm", "sandbox", "mcp", "config_file"},
-    "mcp": {"tools", "store", "config_file"},  # MCP servers' tools are Tools; their logs live in the store's home
+    # MCP servers' tools are Tools; their logs live in the store's home; they start through the sandbox's launcher
+    "mcp": {"tools", "store", "config_file", "sandbox"},
     "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
     "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp", "config_file"},
 }

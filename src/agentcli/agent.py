@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from agentcli.config import Settings
-from agentcli.engine.context import choose_window
+from agentcli.engine.budget import choose_window
+from agentcli.engine.context import Fitted, fit_session
 from agentcli.engine.conversation import Conversation, FileRecord
 from agentcli.engine.files import RunPlan, SessionLedger
 from agentcli.engine.judge import Judge
@@ -36,7 +37,8 @@ from agentcli.text import warn_line
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.progress import ToolInterrupted
-from agentcli.tools.core.registry import Tool, ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 if TYPE_CHECKING:
     from agentcli.config_file import McpServer
@@ -83,9 +85,12 @@ class Run:
     messages stay in the session's log and leave what later requests send (and what the judge sees).
     """
 
-    def __init__(self, engine: Engine, session: Session, state: RunState, recorder: Recorder | None = None) -> None:
+    def __init__(
+        self, engine: Engine, session: Session, state: RunState, recorder: Recorder | None = None, *, system_prompt: str
+    ) -> None:
         self.state = state
         self._engine = engine
+        self._system_prompt = system_prompt
         self._session = session
         self._recorder = recorder
         self._started = time.perf_counter()
@@ -105,7 +110,8 @@ class Run:
                 recorder.save(session, state, shown)
             shown.clear()
 
-        events = self._engine.run(session, self.state, None if recorder is None else step_ended)
+        saving = None if recorder is None else step_ended
+        events = self._engine.run(session, self.state, saving, system_prompt=self._system_prompt)
         try:
             for event in events:
                 if hasattr(event, "step"):
@@ -151,7 +157,14 @@ class Run:
 
     def _stopped(self, status: str) -> RunFinished:
         elapsed = time.perf_counter() - self._started
-        return RunFinished(None, status, self.state.usage, self.state.step, elapsed, session_id=self._session.id or "")
+        return RunFinished(
+            answer=None,
+            status=status,
+            usage=self.state.usage,
+            steps=self.state.step,
+            elapsed_s=elapsed,
+            session_id=self._session.id or "",
+        )
 
     def where(self) -> str:
         """Where the run was when it stopped, for the interrupt message."""
@@ -186,6 +199,7 @@ class Agent:
         self.settings = settings
         self._mcp = dict(mcp or {})
         self._warn = warn or warn_line
+        self._warned: set[str] = set()
         self.recorder = recorder
         """Sees every run (the CLI's saves sessions); None saves nothing."""
         # The file tools' ledger is the session's log, whichever session the agent holds (reset, resume).
@@ -202,7 +216,7 @@ class Agent:
         if "run_command" in self.tools:  # the run's first line names the sandbox its commands run in
             from agentcli.sandbox import detect
 
-            sandbox = detect(allow_network=settings.allow_network).name()
+            sandbox = detect(allow_network=settings.allow_network, workspace=settings.workspace).name()
         served = None
         if client is None:
             from agentcli.llm.client import OpenAIChatClient
@@ -210,7 +224,7 @@ class Agent:
             client = OpenAIChatClient(settings.require_model())
             served = _served_window(settings)
         self.client = client
-        window, window_from = choose_window(settings.model, settings.context_window, served)
+        self._window = choose_window(settings.model, settings.context_window, served)
         self.session = Session(settings.mode, settings.stream)
         self.engine = Engine(
             client,
@@ -220,10 +234,20 @@ class Agent:
             max_steps=settings.max_steps,
             judge=Judge(client) if settings.judge else None,
             before_call=before_call,
-            context_window=window,
-            window_from=window_from,
             sandbox=sandbox,
         )
+
+    @property
+    def session(self) -> Session:
+        """The session the agent runs in: its log, its runs, its context budget."""
+        return self._session
+
+    @session.setter
+    def session(self, session: Session) -> None:
+        """Run in `session` (a new one, or one read back from the store): its budget plans for the window this
+        agent chose."""
+        session.budget.window, session.budget.window_from = self._window
+        self._session = session
 
     @property
     def conversation(self) -> Conversation:
@@ -234,10 +258,10 @@ class Agent:
         """Begin a question; iterate the Run for its events. A `planning` run is offered only the tools that
         change nothing and ends with the model's plan; `plan` starts a run with a plan already accepted."""
         self.open_tools()
-        self.engine.base_prompt = self.system_prompt()  # AGENTS.md is read at the start of each run
+        prompt = self.system_prompt()  # AGENTS.md is read at the start of each run
         run = self.session.begin(question)
         run.planning, run.plan = planning, plan
-        return Run(self.engine, self.session, run, self.recorder)
+        return Run(self.engine, self.session, run, self.recorder, system_prompt=prompt)
 
     def resume(self, session: Session) -> Run:
         """Make `session` this agent's and go on with its last run, saved part-way (running, interrupted or
@@ -250,8 +274,7 @@ class Agent:
             run.format_errors = run.stuck_turns = run.stream_retries = 0
         self.session = session
         self.open_tools()
-        self.engine.base_prompt = self.system_prompt()
-        return Run(self.engine, session, run, self.recorder)
+        return Run(self.engine, session, run, self.recorder, system_prompt=self.system_prompt())
 
     def open_tools(self) -> None:
         """Start the MCP servers, whose tools join the registry (done by the first run; again, nothing happens).
@@ -261,7 +284,7 @@ class Agent:
             from agentcli.mcp import attach, over_budget
 
             attach(self.tools, servers, warn=self._warn, read_only=self.settings.read_only)
-            warning = over_budget(self.tools, self.engine.context_window)
+            warning = over_budget(self.tools, self.session.budget.window)
             if warning is not None:
                 self._warn(warning)
 
@@ -274,8 +297,22 @@ class Agent:
             BASE_SYSTEM_PROMPT,
             self.settings.workspace,
             instructions=self.settings.instructions,
-            limit=instructions_limit(self.engine.context_window),  # a small window is not spent on AGENTS.md
+            limit=instructions_limit(self.session.budget.window),  # a small window is not spent on AGENTS.md
+            warn=self._warn_once,
         )
+
+    def _warn_once(self, message: str) -> None:
+        """Each warning once per Agent: a chat reads AGENTS.md again at every question."""
+        if message not in self._warned:
+            self._warned.add(message)
+            self._warn(message)
+
+    def context(self, *, force: bool = False) -> Fitted:
+        """What the first request of a next question would send of the session, made to fit its budget (an
+        estimate: no summary is asked for); `force` compacts it as far as it goes. Chat's /context and /compact."""
+        session = self.session
+        build = self.engine.builder(session.mode, self.system_prompt())
+        return fit_session(session, build, session.conversation.next_id, force=force)
 
     def events(self, question: str) -> Iterator[Event]:
         """Run a question, yielding every event. Interrupted mid-way, the turn leaves no trace in memory."""
@@ -290,8 +327,10 @@ class Agent:
         return RunResult(final.answer, final.status, final.steps, final.usage, events, messages)
 
     def reset(self) -> None:
-        """Forget the conversation so far (what was learnt about the server is kept)."""
-        self.session = Session(self.session.mode, self.session.streaming)
+        """Forget the conversation so far (what was learnt about the server is kept: its protocol, whether it
+        streams, its window and how it counts tokens)."""
+        session = self.session
+        self._session = Session(session.mode, session.streaming, budget=session.budget.carried())
 
     def close(self) -> None:
         """Stop the tools' servers; close the model client's connections, and the recorder's store."""

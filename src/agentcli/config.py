@@ -133,6 +133,9 @@ class Settings:
     """Command patterns run_command may run without asking, when the sandbox is on (--allow, the config's allow)."""
     allow_network: bool = False
     """Commands keep the network (--allow-network); by default each runs in a network namespace of its own."""
+    key_variables: tuple[str, ...] = ()
+    """The variables the config file says hold keys (its api_key_env and every alias's): commands never get them,
+    whatever their names (the v3 scrub knows only names like *_KEY)."""
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     """Where each setting came from, by field name: one of SOURCES, or for a model alias "alias NAME (flag)" and
     "config alias", for a key the config names the variable of "VARIABLE from environment". Filled by
@@ -213,6 +216,18 @@ def config_path(environ: Mapping[str, str] | None = None) -> Path:
         return Path(env[CONFIG_VARIABLE]).expanduser()
     base = Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
     return base / "agentcli" / "config.toml"
+
+
+def data_home() -> Path:
+    """Where agentcli keeps its data (sessions, history, MCP logs; not created): `$AGENTCLI_HOME`, else
+    `$XDG_DATA_HOME/agentcli`, else `~/.local/share/agentcli`. Here, beside config_path, because the command
+    sandbox hides both from commands; store/paths.py owns what lives inside."""
+    explicit = os.environ.get("AGENTCLI_HOME", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    data = os.environ.get("XDG_DATA_HOME", "").strip()
+    base = Path(data).expanduser() if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
+    return base / "agentcli"
 
 
 def load_settings(
@@ -321,12 +336,31 @@ def load_settings(
         max_retries=_number(retries_text, "LLM_MAX_RETRIES", int, Settings.max_retries),
         stream=_switch(stream_text, "LLM_STREAM", Settings.stream),
         context_window=_window(window_text),
+        key_variables=file.key_variables,
         sources={field: source or "default" for field, source in sources.items()},
         **defaults,
     )
     if "allow" in choices:  # --allow adds to the config file's rules, it does not replace them
         choices["allow"] = (*chosen.allow, *choices["allow"])
     return replace(chosen, **choices)
+
+
+def mask_known_keys(
+    text: str, config: ConfigFile, environ: Mapping[str, str] | None = None, env_file: Path | None = None
+) -> str:
+    """`text` with every key a run here could send masked: LLM_API_KEY's value and that of each variable the
+    config file names, in the environment and in `.env`. For the commands that print what a repository or a
+    tool wrote (`agent prompt`, `agent tools list`): it settles no setting, so that a mistake in one (a bad
+    LLM_TIMEOUT, a .env endpoint without its key, a .env that is not UTF-8) cannot stop them."""
+    env = os.environ if environ is None else environ
+    try:
+        dotenv = _read_dotenv(env_file or Path.cwd() / ".env")
+    except ConfigError:
+        dotenv = {}  # a .env that cannot be read gives no run a key
+    for name in ("LLM_API_KEY", *config.key_variables):
+        for value in (env.get(name), dotenv.get(name)):
+            text = Secret(value).masked(text) if value else text
+    return text
 
 
 def _stronger(source: str, than: str) -> bool:
@@ -394,11 +428,13 @@ def _check_url(url: str) -> None:
 
 
 def _read_dotenv(path: Path) -> dict[str, str | None]:
+    """The `.env` at `path`, every value as written: `${VAR}` expanded from the environment would let a cloned
+    repository's file send the user's key, or any variable, where it chooses."""
     if not path.is_file():
         return {}
     from dotenv import dotenv_values  # imported here: most commands never need it
 
     try:
-        return dict(dotenv_values(path, encoding="utf-8"))
+        return dict(dotenv_values(path, encoding="utf-8", interpolate=False))
     except (UnicodeDecodeError, OSError) as exc:
         raise ConfigError(f"{path} cannot be read as UTF-8 text: {exc}") from None

@@ -82,6 +82,8 @@ class McpServer(_Strict):
     """Whether its calls run without asking."""
     tools: list[str] | None = None
     """Offer only these of its tools (None: all)."""
+    cwd: str | None = None
+    """Where a stdio server starts: a path, or "workspace" for the run's; None: an empty directory of its own."""
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServer:
@@ -109,6 +111,12 @@ class ConfigFile(_Strict):
     def alias(self, name: str | None) -> Alias | None:
         """The alias called `name`, if the file has one."""
         return self.aliases.get(name) if name else None
+
+    @property
+    def key_variables(self) -> tuple[str, ...]:
+        """The variables the file says hold keys (its api_key_env and every alias's), each once."""
+        names = (self.api_key_env, *(alias.api_key_env for alias in self.aliases.values()))
+        return tuple(dict.fromkeys(name for name in names if name))
 
 
 NO_FILE = ConfigFile()

@@ -1,4 +1,5 @@
-"""What the engine reports while it runs: frozen, serialisable events that renderers subscribe to."""
+"""What the engine reports while it runs: frozen, serialisable events that renderers subscribe to, built with
+keyword arguments only (a field added or reordered cannot shift another's value)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, ClassVar
 from agentcli.llm.types import Usage
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Event:
     """Base of all events; `type` names the event in JSON lines.
 
@@ -62,7 +63,7 @@ def _event_types() -> dict[str, type[Event]]:
     return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunStarted(Event):
     type: ClassVar[str] = "run_started"
     question: str
@@ -80,7 +81,7 @@ class RunStarted(Event):
     """Where the window came from: "given" (flag, environment, config), "server", "table" or "default"."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StepStarted(Event):
     """A model call is about to be made (step counts model calls, from 1)."""
 
@@ -89,14 +90,14 @@ class StepStarted(Event):
     max_steps: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelTextDelta(Event):
     type: ClassVar[str] = "model_text_delta"
     step: int
     text: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelTurnDecoded(Event):
     """The model's whole reply, decoded: its text and the tool calls it asks for."""
 
@@ -106,7 +107,7 @@ class ModelTurnDecoded(Event):
     tool_calls: list[dict[str, str]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FormatProblem(Event):
     """The reply could not be decoded; `hint` is what the model is told."""
 
@@ -116,7 +117,7 @@ class FormatProblem(Event):
     hint: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolCalled(Event):
     type: ClassVar[str] = "tool_call"
     step: int
@@ -125,7 +126,7 @@ class ToolCalled(Event):
     arguments: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolReturned(Event):
     type: ClassVar[str] = "tool_result"
     step: int
@@ -140,7 +141,7 @@ class ToolReturned(Event):
     """The unified diff of the file change the call applied (edit_file, write_file); "" when it made none."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolProgress(Event):
     """A tool that takes a while (run_command) is still running: for how long, and the last lines it printed.
     Not saved with the session (like streamed text): the result that follows holds what counts."""
@@ -158,7 +159,7 @@ class ToolProgress(Event):
     """What the call runs under, e.g. `sandbox: landlock+pid+no-network`."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CallDenied(Event):
     """The before_call policy refused a tool call; `reason` is the result the model gets instead (a ToolReturned
     with it follows)."""
@@ -170,7 +171,7 @@ class CallDenied(Event):
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Compacted(Event):
     """What was sent was made smaller to fit the context window (the log keeps everything)."""
 
@@ -188,7 +189,7 @@ class Compacted(Event):
     """The log id the summary covers the entries before (the current run's first)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PlanUpdated(Event):
     """The model's plan changed (update_plan): every step with its status, and the model's explanation."""
 
@@ -199,7 +200,7 @@ class PlanUpdated(Event):
     explanation: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class JudgeVerdict(Event):
     type: ClassVar[str] = "judge_verdict"
     step: int
@@ -209,16 +210,17 @@ class JudgeVerdict(Event):
     """Why the verdict was not the judge's own: fail-open, trivial answer, retry budget spent."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StepRetried(Event):
-    """A step's reply was lost mid-stream; its partial text is void and the step starts again."""
+    """The step is asked again: its reply was lost mid-stream (its partial text is void), or the server said the
+    context was full (what is sent is compacted first)."""
 
     type: ClassVar[str] = "step_retried"
     step: int
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModeSwitched(Event):
     type: ClassVar[str] = "mode_switched"
     old: str
@@ -226,7 +228,7 @@ class ModeSwitched(Event):
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ModelWaiting(Event):
     """The client waits `seconds` before asking the model again; `reason` says what went wrong."""
 
@@ -236,7 +238,7 @@ class ModelWaiting(Event):
     seconds: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class StreamingSwitchedOff(Event):
     """The server cannot stream (tool calls): from now on every reply is asked for without streaming."""
 
@@ -244,7 +246,7 @@ class StreamingSwitchedOff(Event):
     reason: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class UsageReported(Event):
     """Tokens of one completion (`call`) and of the run so far (`total`)."""
 
@@ -254,21 +256,21 @@ class UsageReported(Event):
     total: Usage
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AnswerReady(Event):
     type: ClassVar[str] = "answer"
     answer: str
     warning: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunFailed(Event):
     type: ClassVar[str] = "failure"
     reason: str
     state: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RunFinished(Event):
     """The last event of every run."""
 

@@ -1,4 +1,5 @@
-"""Text helpers any layer may use: the one clip, the one terminal-escaping policy, the one JSON writer.
+"""Text helpers any layer may use: the one clip, the one sentence end, the one terminal-escaping policy, the one
+JSON writer.
 It imports nothing of agentcli, so it can never close an import cycle.
 
 What never reaches a terminal as itself (`visible` shows it as `\\x1b`, `\\u202e`; `json_text` as `\\u202e`):
@@ -47,6 +48,12 @@ def excerpt(text: str, limit: int, *, total: bool = False) -> str:
     if len(text) <= limit:
         return text
     return text[:limit] + (f"… ({len(text):,} characters in all)" if total else "…")
+
+
+def sentence(text: str) -> str:
+    """`text` as a whole sentence, so that another can follow it: a full stop added unless it ends one already."""
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?", "…")) else text + "."
 
 
 def quote(text: str, limit: int = QUOTE_LIMIT) -> str:

@@ -13,17 +13,9 @@ from agentcli.adapters import make_adapter
 from agentcli.adapters.base import View
 from agentcli.adapters.json_mode import JSON
 from agentcli.adapters.react import REACT, STOP_SEQUENCES
-from agentcli.adapters.text_protocol import (
-    NumberTooLong,
-    TextAdapter,
-    TextProtocol,
-    UnreadableJson,
-    bare_arguments,
-    decode_json,
-    decode_whole_json,
-    parameters_hint,
-)
+from agentcli.adapters.text_protocol import TextAdapter, TextProtocol, bare_arguments, parameters_hint
 from agentcli.llm.types import Completion
+from agentcli.model_json import NumberTooLong, UnreadableJson, decode_json, decode_whole_json
 from agentcli.modes import ModeName
 from agentcli.tools.core.registry import ToolRegistry
 

@@ -89,6 +89,23 @@ def test_dotenv_is_read_and_flags_win(scripted_server: ScriptedServer, invoke: I
     assert scripted_server.headers[0]["authorization"] == f"Bearer {SECRET}"
 
 
+def test_a_dotenv_endpoint_gets_the_dotenv_text_never_the_users_key(
+    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path
+) -> None:
+    """The red team's .env: its own endpoint, the key and the model asked for by reference. The endpoint gets the
+    references as written; the key api_key_env finds and the user's token stay home."""
+    Path(os.environ["AGENTCLI_CONFIG"]).write_text('api_key_env = "DEEPSEEK_API_KEY"\n', encoding="utf-8")
+    dotenv = (
+        f"LLM_BASE_URL={scripted_server.base_url}\nLLM_API_KEY=${{DEEPSEEK_API_KEY}}\nLLM_MODEL_NAME=$GITHUB_TOKEN\n"
+    )
+    (workspace / ".env").write_text(dotenv, encoding="utf-8")
+    scripted_server.script = [text("hi")]
+    done = invoke("ask", "hi", "--no-judge", env=cli_env(None, DEEPSEEK_API_KEY=SECRET, GITHUB_TOKEN="ghp_0123456789"))
+    assert done.exit_code == 0, done.stderr
+    assert scripted_server.headers[0]["authorization"] == "Bearer ${DEEPSEEK_API_KEY}"
+    assert scripted_server.requests[0]["model"] == "$GITHUB_TOKEN"
+
+
 def test_usage_errors_are_exit_2(invoke: Invoke) -> None:
     assert invoke("ask", "q", "--mode", "telepathy").exit_code == 2
     assert invoke("ask", "q", "--max-steps", "0").exit_code == 2

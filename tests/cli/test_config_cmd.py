@@ -83,3 +83,20 @@ def test_a_malformed_file_is_exit_2_naming_file_and_line(config: Path) -> None:
     done = run("show")
     assert done.exit_code == 2 and str(config) in done.stderr and "line 2" in done.stderr
     assert "Traceback" not in done.output
+
+
+def test_show_names_the_true_source_of_values_a_dotenv_refers_to(config: Path, tmp_path: Path) -> None:
+    """A `.env` that refers to the user's variables gets its own text, and `config show` says so: the key the
+    config file's api_key_env finds is "DEEPSEEK_API_KEY from environment", never ".env"."""
+    config.write_text('api_key_env = "DEEPSEEK_API_KEY"\n')
+    env = {"DEEPSEEK_API_KEY": KEY, "GITHUB_TOKEN": "ghp_user_token_0123456789"}
+    (tmp_path / ".env").write_text("LLM_MODEL_NAME=${GITHUB_TOKEN}\n")
+    done = run("show", "--json", **env)
+    assert done.exit_code == 0, done.output
+    settings = json.loads(done.stdout)["settings"]
+    assert settings["model"] == {"value": "${GITHUB_TOKEN}", "source": ".env"}
+    assert settings["api_key"] == {"value": "set", "source": "DEEPSEEK_API_KEY from environment"}
+    (tmp_path / ".env").write_text("LLM_BASE_URL=http://attacker.example/v1\n")
+    refused = run("show", **env)
+    assert refused.exit_code == 2 and "only a .env file names" in refused.stderr
+    assert "ghp_user" not in done.output + refused.output and KEY not in done.output + refused.output

@@ -49,3 +49,39 @@ def test_json_is_the_tools_array_with_the_four_tools(runner: CliRunner) -> None:
     done = runner.invoke(app, ["tools", "list", "--json"])
     names = [tool["function"]["name"] for tool in json.loads(done.output)]
     assert names == BUILTIN_NAMES
+
+
+LEAKY_TOOLS = """
+import os
+
+import agentcli
+
+
+def shout(text: str) -> str:
+    return text.upper()
+
+
+shout.__doc__ = "Shout; server token " + os.environ.get("DEEPSEEK_API_KEY", "none")
+leaky = agentcli.tool(shout)
+"""
+
+
+@pytest.mark.parametrize("args", [["--json", "--mode", "react"], ["--json"], []])
+def test_a_key_in_a_tools_words_is_printed_masked(runner: CliRunner, tmp_path: Path, args: list[str]) -> None:
+    """`--json --mode react` prints the system prompt: a tools file's (or a server's) description holding the key
+    the config file's api_key_env names shows the mask, as everything the tool list prints does."""
+    Path(os.environ["AGENTCLI_CONFIG"]).write_text('api_key_env = "DEEPSEEK_API_KEY"\n')
+    (tmp_path / "leaky.py").write_text(LEAKY_TOOLS, encoding="utf-8")
+    key = "sk-user-real-0123456789"
+    done = runner.invoke(
+        app, ["tools", "list", *args, "--tools", str(tmp_path / "leaky.py")], env={"DEEPSEEK_API_KEY": key}
+    )
+    assert done.exit_code == 0, done.output
+    assert key not in done.output and "server token ********" in done.output
+
+
+def test_masking_reads_no_setting_that_could_break_it(runner: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "leaky.py").write_text(LEAKY_TOOLS, encoding="utf-8")
+    (tmp_path / ".env").write_bytes(b"LLM_MODEL_NAME=m\xff\nLLM_BASE_URL=http://only-in-dotenv.example\n")
+    done = runner.invoke(app, ["tools", "list", "--tools", str(tmp_path / "leaky.py")], env={"LLM_TIMEOUT": "soon"})
+    assert done.exit_code == 0, done.output

@@ -9,23 +9,15 @@ from pathlib import Path
 import pytest
 
 from agentcli.adapters.base import View
-from agentcli.engine.context import (
-    COMPACT_AT,
-    DEFAULT_WINDOW,
-    NOTE,
-    Summarizer,
-    calibrated,
-    choose_window,
-    fit,
-    request_bytes,
-)
+from agentcli.engine.budget import DEFAULT_WINDOW, Budget, choose_window, size_of
+from agentcli.engine.context import COMPACT_AT, NOTE, Summarizer, fit
 from agentcli.engine.conversation import check_pairing
 from agentcli.engine.judge import Judge
 from agentcli.engine.summary import REMINDER, TASK_HEADER, Summary
 from agentcli.errors import LLMError
 from agentcli.events import Compacted, JudgeVerdict
 from agentcli.llm.scripted import Reply, ScriptedClient, judge_fail, judge_pass
-from agentcli.llm.types import ChatRequest, Message
+from agentcli.llm.types import ChatRequest, Message, Usage
 from tests.support.agents import MakeAgent
 from tests.support.long_chat import LongChatModel
 
@@ -60,7 +52,7 @@ def build(view: View) -> ChatRequest:
 def test_old_results_become_stubs_first_and_the_newest_stays() -> None:
     messages = conversation(3, 6000)[:-1]  # the last turn waits for its answer
     view = View(messages, list(range(len(messages))))
-    fitted = fit(view, build, window=4096, chars_per_token=4.0, turn_start=8)
+    fitted = fit(view, build, Budget(4096), turn_start=8)
     assert fitted.how == "stubs" and fitted.tokens_after < fitted.tokens_before
     contents = [str(m.get("content")) for m in fitted.view.messages if m["role"] == "tool"]
     assert contents[0].startswith('[left out to fit the context window: the result of read_file {"path": "a"}')
@@ -71,7 +63,7 @@ def test_old_results_become_stubs_first_and_the_newest_stays() -> None:
 def test_then_earlier_turns_go_and_every_question_stays_verbatim_with_the_latest_last() -> None:
     messages = [*conversation(40, 10), {"role": "user", "content": "the latest question"}]
     view = View(messages, list(range(len(messages))))
-    fitted = fit(view, build, window=1024, chars_per_token=4.0, turn_start=len(messages) - 1)
+    fitted = fit(view, build, Budget(1024), turn_start=len(messages) - 1)
     assert fitted.how == "stubs and earlier turns"
     sent = fitted.view.messages
     assert [m["content"] for m in sent if m["role"] == "user"][:40] == [f"question {n}" for n in range(40)]
@@ -81,10 +73,14 @@ def test_then_earlier_turns_go_and_every_question_stays_verbatim_with_the_latest
 
 def test_a_small_fit_changes_nothing_and_usage_calibrates_the_estimate() -> None:
     messages = conversation(1, 10)
-    fitted = fit(View(messages, range(4)), build, window=DEFAULT_WINDOW, chars_per_token=4.0, turn_start=0)
+    budget = Budget()
+    fitted = fit(View(messages, range(4)), build, budget, turn_start=0)
     assert fitted.how == "" and list(fitted.view.messages) == messages
-    size = request_bytes(build(View(messages, range(4))))
-    assert calibrated(4.0, size, 100) > 1.0 and calibrated(4.0, size, 0) == 4.0
+    assert fitted.size == size_of(build(View(messages, range(4))))
+    budget.replied(fitted.size, Usage())  # a server that reports nothing teaches nothing
+    assert budget.chars_per_token == 4.0
+    budget.replied(fitted.size, Usage(prompt_tokens=100))
+    assert budget.chars_per_token == fitted.size / 100 and 99 <= budget.tokens(fitted.size) <= 100
 
 
 def summarizer_of(text_: str, calls: list[tuple[Summary | None, int]]) -> Summarizer:
@@ -100,8 +96,8 @@ def test_then_earlier_turns_are_summarised_with_the_task_record_and_the_latest_q
     view = View(messages, list(range(len(messages))))
     calls: list[tuple[Summary | None, int]] = []
     task = f"{TASK_HEADER}\n1. question 0"
-    fitted = fit(view, build, window=1024, chars_per_token=4.0, turn_start=160,
-                 summarizer=summarizer_of("## Task\n- question 0", calls), task=task)  # fmt: skip
+    summarizer = summarizer_of("## Task\n- question 0", calls)
+    fitted = fit(view, build, Budget(1024), turn_start=160, summarizer=summarizer, task=task)
     assert fitted.how == "stubs and summary" and calls == [(None, 160)]
     assert fitted.summary == Summary("## Task\n- question 0", 160)
     first, last = fitted.view.messages[0], fitted.view.messages[-1]
@@ -117,15 +113,14 @@ def test_a_summary_is_reused_for_the_turns_it_covers_and_a_failed_one_leaves_the
     view = View(messages, list(range(len(messages))))
     calls: list[tuple[Summary | None, int]] = []
     kept = Summary("the story so far", 160)
-    fitted = fit(view, build, window=1024, chars_per_token=4.0, turn_start=160, summary=kept,
-                 summarizer=summarizer_of("new", calls))  # fmt: skip
+    fitted = fit(view, build, Budget(1024, summary=kept), turn_start=160, summarizer=summarizer_of("new", calls))
     assert fitted.how == "" and calls == [] and fitted.summary is kept  # it fits with the summary: no request
     assert "the story so far" in fitted.view.messages[0]["content"] and len(fitted.view.messages) == 2
 
     def failing(previous: Summary | None, view: View, before: int) -> Summary:
         raise LLMError("the server is down")
 
-    fitted = fit(view, build, window=1024, chars_per_token=4.0, turn_start=160, summarizer=failing)
+    fitted = fit(view, build, Budget(1024), turn_start=160, summarizer=failing)
     assert fitted.how == "stubs and earlier turns" and fitted.summary is None
     assert fitted.view.messages[-2]["content"] == NOTE and fitted.view.messages[-1]["content"] == "the latest question"
 
@@ -149,7 +144,7 @@ def test_a_long_chat_in_a_small_window_keeps_going_and_the_log_keeps_everything(
     assert [m["content"] for m in last if m["role"] == "user"][-1] == "question 7: read big.txt"
     assert len(agent.conversation) == 8 * 4  # the log: every message as said
     for request in llm.requests:  # no request, the summary requests included, passes the window
-        assert request_bytes(request) / 4 < 2048
+        assert size_of(request) / 4 < 2048
         check_pairing(request["messages"])
 
 

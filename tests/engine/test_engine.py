@@ -15,7 +15,17 @@ from pathlib import Path
 import pytest
 
 from agentcli.engine.conversation import check_pairing
-from agentcli.events import Compacted, Event, JudgeVerdict, ModelTextDelta, RunFailed, ToolReturned, UsageReported
+from agentcli.engine.session import Session
+from agentcli.events import (
+    Compacted,
+    Event,
+    JudgeVerdict,
+    ModelTextDelta,
+    RunFailed,
+    RunStarted,
+    ToolReturned,
+    UsageReported,
+)
 from agentcli.llm.scripted import (
     ScriptedClient,
     context_full,
@@ -403,7 +413,7 @@ def test_a_full_context_teaches_the_estimate_what_the_server_counted(
     the retry is compacted against that count, not against the hopeful guess that overflowed."""
     (workspace / "big.txt").write_text("".join(f"line {n}: {'x' * 60}\n" for n in range(150)), encoding="utf-8")
     agent = make_scripted_agent(context_window=4096)
-    hopeful = agent.session.chars_per_token
+    hopeful = agent.session.budget.chars_per_token
     llm.script = [
         tool_calls(("read_file", {"path": "big.txt", "limit": 150}), usage=Usage()),  # a server that counts nothing
         context_full(prompt_tokens=5000, window=4096),
@@ -412,7 +422,7 @@ def test_a_full_context_teaches_the_estimate_what_the_server_counted(
     result = agent.run("what is in big.txt?")
     assert result.status == "finished" and result.answer == "done"
     overflowed, retried = (len(json.dumps(request)) for request in llm.requests[1:3])
-    learnt = agent.session.chars_per_token
+    learnt = agent.session.budget.chars_per_token
     assert learnt < hopeful  # the request the server counted at 5,000 tokens was this many bytes
     assert retried / learnt <= 4096 < overflowed / learnt  # the retry fits the window as the server counts
 
@@ -425,6 +435,27 @@ def test_a_full_context_that_names_a_smaller_window_is_believed(
     result = agent.run("q")
     failed = [event for event in result.events if isinstance(event, RunFailed)]
     assert "2,048 tokens" in failed[0].reason
+
+
+def test_what_a_full_context_taught_holds_for_the_next_questions_of_the_chat(
+    llm: ScriptedClient, make_scripted_agent: MakeAgent
+) -> None:
+    """The window a server named is the session's budget's: the chat's next question, and one after reset, plan
+    for it; a session the agent is handed (one read back from the store) plans for the window the agent chose."""
+    agent = make_scripted_agent(context_window=8192)
+    llm.script = [context_full(window=2048), text("first"), text("second"), text("third"), text("fourth")]
+
+    def window(question: str) -> int:
+        started = agent.run(question).events[0]
+        assert isinstance(started, RunStarted)
+        return started.window
+
+    assert window("q1") == 8192  # planned for, then corrected by the server
+    assert window("q2") == 2048
+    agent.reset()
+    assert window("q3") == 2048 and len(agent.conversation) == 2
+    agent.session = Session()
+    assert window("q4") == 8192
 
 
 def test_only_the_retried_request_is_compacted_after_a_full_context(

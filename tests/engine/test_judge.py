@@ -43,6 +43,7 @@ def test_the_request_has_no_tools_and_asks_for_a_json_object() -> None:
         ('{"passed": true, "missing": ""}', True, ""),
         ('{"passed": false, "missing": " the unit "}', False, "the unit"),
         ('```json\n{"passed": false, "missing": "x"}\n```', False, "x"),
+        ('My verdict: {"passed": false, "missing": "x"} as asked.', False, "x"),  # read as the json mode reads
     ],
 )
 def test_verdicts_are_parsed(reply: str, passed: bool, missing: str) -> None:

@@ -165,7 +165,8 @@ def test_a_planning_run_neither_offers_nor_runs_a_tool_that_changes_things_unask
 ) -> None:
     """A trusted MCP server's tool runs without approval, yet changes things unless its server says it reads only:
     the planning run leaves it out, and refuses it when the model names it anyway."""
-    from agentcli.tools.core.registry import Tool
+    from agentcli.tools.core.decorator import ToolSpec
+    from agentcli.tools.core.tool import Tool
 
     ran: list[str] = []
 
@@ -174,7 +175,8 @@ def test_a_planning_run_neither_offers_nor_runs_a_tool_that_changes_things_unask
         return "deployed"
 
     agent = make_scripted_agent()
-    agent.tools.add(Tool("srv__deploy", "Deploy.", lambda: deploy, {"type": "object", "properties": {}}, changes=True))
+    changes = ToolSpec(requires_approval=False, read_only=False, idempotent=True)
+    agent.tools.add(Tool("srv__deploy", "Deploy.", lambda: deploy, {"type": "object", "properties": {}}, changes))
     assert "srv__deploy" not in agent.tools.reading() and "srv__deploy" in agent.tools
     llm.script = [tool_calls(("srv__deploy", {})), plan([{"step": "deploy", "status": "pending"}]), text("plan")]
     run = agent.start("deploy it", planning=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcli.engine.context import request_bytes
+from agentcli.engine.budget import size_of
 from agentcli.engine.summary import (
     MAX_CHUNKS,
     SUMMARY_SYSTEM_PROMPT,
@@ -68,7 +68,7 @@ def test_every_summary_request_fits_the_window_however_long_the_conversation(
     assert 1 <= len(asked) <= MAX_CHUNKS
     assert len(text) < window * 4 * 0.2
     for request in asked:
-        assert request_bytes(request) / 4 + request["max_tokens"] < window
+        assert size_of(request) / 4 + request["max_tokens"] < window
 
 
 def test_too_long_a_conversation_says_what_was_left_out_of_the_summary() -> None:

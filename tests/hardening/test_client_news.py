@@ -104,13 +104,13 @@ def test_a_number_of_thousands_of_digits_in_arguments_is_a_tool_error(raw_args: 
     tools = builtin_tools(workspace)
     result = tools.call("calculator", raw_args)
     assert result.is_error and "too many digits" in result.content
-    assert tools.signature("calculator", raw_args).startswith("calculator ")
+    assert tools.bind("calculator", raw_args).signature.startswith("calculator ")
 
 
 NEWS: list[Event] = [
-    ModelWaiting(1, "The server at h:1 answered 429: slow down (retry 1 of 3)", 2.0),
-    StreamingSwitchedOff("The server at h:1 answered with an empty stream."),
-    RunFinished(None, "failed", Usage.not_reported(), 1, 0.5),
+    ModelWaiting(step=1, reason="The server at h:1 answered 429: slow down (retry 1 of 3)", seconds=2.0),
+    StreamingSwitchedOff(reason="The server at h:1 answered with an empty stream."),
+    RunFinished(answer=None, status="failed", usage=Usage.not_reported(), steps=1, elapsed_s=0.5),
 ]
 
 

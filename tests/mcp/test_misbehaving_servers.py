@@ -1,10 +1,12 @@
 """A server of our own that misbehaves (tests/mcp/servers/hostile.py): it never answers, dies mid-call, floods
-its stderr, returns 10 MB, reports its environment. Each costs an error result or one warning line, never the run."""
+its stderr, returns 10 MB, reports its environment, writes a banner on stdout, lists tools whose schemas are too
+deep, too large or no schema. Each costs an error result or one warning line, never the run."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,8 +21,10 @@ from agentcli.events import ToolReturned
 from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.mcp.manager import McpServers
 from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
-from tests.mcp.helpers import alive, hostile_block, time_block
+from tests.mcp.helpers import config_text, holding, hostile_block, time_block
+from tests.mcp.servers.hostile import BANNER
 from tests.support.agents import agent_settings
+from tests.support.processes import AGENT
 
 # slow (server processes and their timeouts): scheduled first, see tests/conftest.py
 pytestmark = pytest.mark.slow
@@ -166,10 +170,72 @@ def test_closing_the_agent_stops_the_server_and_what_it_started(workspace: Path,
     block = hostile_block("--child", "--pid-file", str(pids), trust=True)
     with Agent(agent_settings(workspace), client=ScriptedClient([text("done")]), mcp={"h": block}) as agent:
         agent.run("go")
-        server, child = (int(pid) for pid in pids.read_text().split())
-        assert alive(server) and alive(child)
+        assert len(holding(str(pids))) >= 2  # the server and its helper (and the launcher, whose argv ends in theirs)
     deadline = time.monotonic() + 10
-    while (alive(server) or alive(child)) and time.monotonic() < deadline:
+    while holding(str(pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not alive(server) and not alive(child)
-    assert os.getpid() != server
+    assert not holding(str(pids))
+
+
+def test_a_banner_on_stdout_goes_to_the_log_and_the_messages_around_it_are_read(tmp_path: Path) -> None:
+    servers = McpServers({"h": hostile_block("--banner", trust=True)}, warn=pytest.fail, logs=tmp_path)
+    try:
+        tools = ToolRegistry(servers.start())
+        result = tools.call("h__media", "{}")
+    finally:
+        servers.close()
+    assert len([tool for tool in tools if tool.name.startswith("h__")]) == 8
+    assert not result.is_error and result.content.startswith("a picture:")
+    log = (tmp_path / "h.log").read_text(encoding="utf-8")
+    assert f"not a JSON-RPC message, ignored: {BANNER}\n" in log and "ignored: answering request 2\n" in log
+    assert "mcp.client.stdio: Failed to parse JSONRPC message" in log  # the SDK's record of each line
+    # That none of it reaches the terminal: the last test's, in a process of its own (whose stderr is one).
+
+
+def test_a_tool_too_deep_too_large_or_malformed_is_left_out_and_its_siblings_stay(tmp_path: Path) -> None:
+    # The default start timeout (30 s): a server that waited on its tool listing would be "could not start".
+    warned: list[str] = []
+    servers = McpServers({"h": hostile_block("--bad-tools", trust=True)}, warn=warned.append, logs=tmp_path)
+    try:
+        tools = ToolRegistry(servers.start())
+        result = tools.call("h__shapes", {"point": {"x": 1, "y": 2}})
+    finally:
+        servers.close()
+    assert warned == [
+        "MCP tool h/deep left out: its input schema nests deeper than 32 levels",
+        "MCP tool h/vast left out: its input schema takes 266,924 characters (at most 100,000)",
+        "MCP tool h/broken left out: it is not a valid tool (inputSchema: Input should be a valid dictionary)",
+    ]
+    names = {tool.name for tool in tools}
+    assert {"h__env", "h__shapes", "h__clock"} <= names and not {"h__deep", "h__vast", "h__broken"} & names
+    assert json.loads(result.content) == {"point": {"x": 1, "y": 2}}
+    log = (tmp_path / "h.log").read_text(encoding="utf-8")
+    assert "a message nested deeper than 128 levels was read with its deeper parts cut" in log
+    assert "tool deep left out: its input schema nests deeper than 32 levels" in log
+
+
+def test_only_a_bad_tool_the_block_names_costs_a_warning(tmp_path: Path) -> None:
+    block = hostile_block("--bad-tools", trust=True, tools=["env", "deep"])
+    warned: list[str] = []
+    servers = McpServers({"h": block}, warn=warned.append, logs=tmp_path)
+    try:
+        names = [tool.name for tool in servers.start()]
+    finally:
+        servers.close()
+    assert names == ["h__env"]
+    assert warned == ["MCP tool h/deep left out: its input schema nests deeper than 32 levels"]
+
+
+def test_agent_mcp_list_shows_nothing_of_a_banner_or_the_sdk_and_one_line_per_bad_tool(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(config_text({"h": hostile_block("--banner", "--bad-tools", trust=True)}), encoding="utf-8")
+    env = {**os.environ, "AGENTCLI_CONFIG": str(config), "AGENTCLI_HOME": str(tmp_path / "home")}
+    done = subprocess.run([*AGENT, "mcp", "list"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "  started · 8 tools\n" in done.stdout and "    h__media: Return an image and a resource.\n" in done.stdout
+    assert done.stderr.splitlines() == [
+        "warning: MCP tool h/deep left out: its input schema nests deeper than 32 levels",
+        "warning: MCP tool h/vast left out: its input schema takes 266,924 characters (at most 100,000)",
+        "warning: MCP tool h/broken left out: it is not a valid tool (inputSchema: Input should be a valid dictionary)",
+    ]
+    assert BANNER in (tmp_path / "home" / "mcp" / "h.log").read_text(encoding="utf-8")

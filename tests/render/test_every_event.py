@@ -50,8 +50,8 @@ def test_the_events_module_is_walked_whole() -> None:
 def test_each_renderer_shows_each_event_or_says_why_not(kind: str, cls: type[Event]) -> None:
     # Inside a step and before the closing line, where every event can occur: what the renderer holds
     # back (an answer kept for the end, text for a panel) still changes the output.
-    before: list[Event] = [StepStarted(1, 15)]
-    after: list[Event] = [RunFinished(None, "finished", Usage(), 1, 0.1)]
+    before: list[Event] = [StepStarted(step=1, max_steps=15)]
+    after: list[Event] = [RunFinished(answer=None, status="finished", usage=Usage(), steps=1, elapsed_s=0.1)]
     shown = rendered(kind, [*before, sample(cls), *after]) != rendered(kind, [*before, *after])
     if cls in SILENT[kind]:
         assert not shown, f"{cls.__name__} is on the {kind} silent list but shows: take it off"

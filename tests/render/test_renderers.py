@@ -34,23 +34,36 @@ from agentcli.render.panels import StreamingTail
 
 TOTAL = Usage(120, 30, 64)
 RUN: list[Event] = [
-    RunStarted("multiply", "native", "m", "api.example.com"),
-    StepStarted(1, 15),
-    ModelTextDelta(1, "Reading the "),
-    ModelTextDelta(1, "notes."),
-    ModelTurnDecoded(1, "Reading the notes.", [{"id": "c1", "name": "read_file", "arguments": '{"path":"n.txt"}'}]),
-    UsageReported(1, Usage(60, 15, 32), Usage(60, 15, 32)),
-    ToolCalled(1, "c1", "read_file", '{"path":"n.txt"}'),
-    ToolReturned(1, "c1", "read_file", "n.txt lines 1-2 of 2\n1\t6\n2\t7", False, 0.4),
-    StepStarted(2, 15),
-    ModelTurnDecoded(2, "", [{"id": "c2", "name": "read_fil", "arguments": "{}"}]),
-    ToolCalled(2, "c2", "read_fil", "{}"),
-    ToolReturned(2, "c2", "read_fil", 'Unknown tool "read_fil".', True, 0.0),
-    StepStarted(3, 15),
-    ModelTurnDecoded(3, "The product is 42.\n\n- six\n- seven", []),
-    JudgeVerdict(3, True, ""),
-    AnswerReady("The product is 42.\n\n- six\n- seven"),
-    RunFinished("The product is 42.\n\n- six\n- seven", "finished", TOTAL, 3, 1.25),
+    RunStarted(question="multiply", mode="native", model="m", endpoint="api.example.com"),
+    StepStarted(step=1, max_steps=15),
+    ModelTextDelta(step=1, text="Reading the "),
+    ModelTextDelta(step=1, text="notes."),
+    ModelTurnDecoded(
+        step=1,
+        content="Reading the notes.",
+        tool_calls=[{"id": "c1", "name": "read_file", "arguments": '{"path":"n.txt"}'}],
+    ),
+    UsageReported(step=1, call=Usage(60, 15, 32), total=Usage(60, 15, 32)),
+    ToolCalled(step=1, call_id="c1", name="read_file", arguments='{"path":"n.txt"}'),
+    ToolReturned(
+        step=1,
+        call_id="c1",
+        name="read_file",
+        content="n.txt lines 1-2 of 2\n1\t6\n2\t7",
+        is_error=False,
+        elapsed_ms=0.4,
+    ),
+    StepStarted(step=2, max_steps=15),
+    ModelTurnDecoded(step=2, content="", tool_calls=[{"id": "c2", "name": "read_fil", "arguments": "{}"}]),
+    ToolCalled(step=2, call_id="c2", name="read_fil", arguments="{}"),
+    ToolReturned(
+        step=2, call_id="c2", name="read_fil", content='Unknown tool "read_fil".', is_error=True, elapsed_ms=0.0
+    ),
+    StepStarted(step=3, max_steps=15),
+    ModelTurnDecoded(step=3, content="The product is 42.\n\n- six\n- seven", tool_calls=[]),
+    JudgeVerdict(step=3, passed=True, missing=""),
+    AnswerReady(answer="The product is 42.\n\n- six\n- seven"),
+    RunFinished(answer="The product is 42.\n\n- six\n- seven", status="finished", usage=TOTAL, steps=3, elapsed_s=1.25),
 ]
 
 
@@ -89,7 +102,11 @@ def test_plain_puts_only_the_answer_on_stdout_verbatim() -> None:
 def test_plain_failure_has_no_stdout() -> None:
     out, err = render(
         "plain",
-        [*RUN[:2], RunFailed("Stopped after 15 model calls", "FAILED"), RunFinished(None, "failed", Usage(), 15, 2.0)],
+        [
+            *RUN[:2],
+            RunFailed(reason="Stopped after 15 model calls", state="FAILED"),
+            RunFinished(answer=None, status="failed", usage=Usage(), steps=15, elapsed_s=2.0),
+        ],
     )
     assert out == ""
     assert "error: Stopped after 15 model calls" in err
@@ -135,15 +152,15 @@ def test_rich_panels_go_to_stderr_and_the_answer_block_to_stdout() -> None:
 
 def test_a_rejected_draft_stays_with_the_rejection_under_it() -> None:
     events: list[Event] = [
-        StepStarted(1, 15),
-        ModelTextDelta(1, "Draft one."),
-        ModelTurnDecoded(1, "Draft one.", []),
-        JudgeVerdict(1, False, "the units"),
-        StepStarted(2, 15),
-        ModelTurnDecoded(2, "Draft two, in metres.", []),
-        JudgeVerdict(2, True, ""),
-        AnswerReady("Draft two, in metres."),
-        RunFinished("Draft two, in metres.", "finished", Usage(), 2, 0.1),
+        StepStarted(step=1, max_steps=15),
+        ModelTextDelta(step=1, text="Draft one."),
+        ModelTurnDecoded(step=1, content="Draft one.", tool_calls=[]),
+        JudgeVerdict(step=1, passed=False, missing="the units"),
+        StepStarted(step=2, max_steps=15),
+        ModelTurnDecoded(step=2, content="Draft two, in metres.", tool_calls=[]),
+        JudgeVerdict(step=2, passed=True, missing=""),
+        AnswerReady(answer="Draft two, in metres."),
+        RunFinished(answer="Draft two, in metres.", status="finished", usage=Usage(), steps=2, elapsed_s=0.1),
     ]
     out, err = render("rich", events)
     assert err.index("Draft one.") < err.index("JUDGE") < err.index("✗ the units") < err.index("✓ judge: passed")
@@ -152,11 +169,19 @@ def test_a_rejected_draft_stays_with_the_rejection_under_it() -> None:
 
 def test_an_unverified_answer_is_shown_once_under_its_rejection() -> None:
     events: list[Event] = [
-        StepStarted(1, 15),
-        ModelTurnDecoded(1, "Only draft.", []),
-        JudgeVerdict(1, False, "the units", note="the judge's retries are spent"),
-        AnswerReady("Only draft."),
-        RunFinished("Only draft.", "finished", Usage(), 1, 0.1, verified=False, unverified="the units"),
+        StepStarted(step=1, max_steps=15),
+        ModelTurnDecoded(step=1, content="Only draft.", tool_calls=[]),
+        JudgeVerdict(step=1, passed=False, missing="the units", note="the judge's retries are spent"),
+        AnswerReady(answer="Only draft."),
+        RunFinished(
+            answer="Only draft.",
+            status="finished",
+            usage=Usage(),
+            steps=1,
+            elapsed_s=0.1,
+            verified=False,
+            unverified="the units",
+        ),
     ]
     out, err = render("rich", events)
     assert "Only draft." not in err and "Only draft." in out
@@ -166,11 +191,11 @@ def test_an_unverified_answer_is_shown_once_under_its_rejection() -> None:
 def answered_in_one_step(draft: str, answer: str = "42 metres") -> list[Event]:
     """A run whose one step streams `draft`, a text protocol's reply holding the answer."""
     return [
-        StepStarted(1, 15),
-        ModelTextDelta(1, draft),
-        ModelTurnDecoded(1, draft, []),
-        AnswerReady(answer),
-        RunFinished(answer, "finished", Usage(), 1, 0.1),
+        StepStarted(step=1, max_steps=15),
+        ModelTextDelta(step=1, text=draft),
+        ModelTurnDecoded(step=1, content=draft, tool_calls=[]),
+        AnswerReady(answer=answer),
+        RunFinished(answer=answer, status="finished", usage=Usage(), steps=1, elapsed_s=0.1),
     ]
 
 
@@ -188,11 +213,20 @@ def test_a_json_mode_draft_is_not_shown_beside_its_answer() -> None:
 
 def test_a_refused_call_is_reported_once() -> None:
     events: list[Event] = [
-        StepStarted(1, 15),
-        ModelTurnDecoded(1, "", [{"id": "c1", "name": "write_file", "arguments": '{"path":"a"}'}]),
-        ToolCalled(1, "c1", "write_file", '{"path":"a"}'),
-        CallDenied(1, "c1", "write_file", "The user did not approve this call."),
-        ToolReturned(1, "c1", "write_file", "The user did not approve this call.", True, 0.0),
+        StepStarted(step=1, max_steps=15),
+        ModelTurnDecoded(
+            step=1, content="", tool_calls=[{"id": "c1", "name": "write_file", "arguments": '{"path":"a"}'}]
+        ),
+        ToolCalled(step=1, call_id="c1", name="write_file", arguments='{"path":"a"}'),
+        CallDenied(step=1, call_id="c1", name="write_file", reason="The user did not approve this call."),
+        ToolReturned(
+            step=1,
+            call_id="c1",
+            name="write_file",
+            content="The user did not approve this call.",
+            is_error=True,
+            elapsed_ms=0.0,
+        ),
     ]
     for kind in ("rich", "plain"):
         _, err = render(kind, events)
@@ -208,20 +242,26 @@ def test_rich_respects_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_long_answer_line_is_not_wrapped_when_piped() -> None:
     answer = "word " * 60
-    out, _ = render("rich", [AnswerReady(answer.strip()), RunFinished(answer, "finished", Usage(), 1, 0.1)])
+    out, _ = render(
+        "rich",
+        [
+            AnswerReady(answer=answer.strip()),
+            RunFinished(answer=answer, status="finished", usage=Usage(), steps=1, elapsed_s=0.1),
+        ],
+    )
     assert answer.strip() in out
 
 
 @pytest.mark.parametrize("kind", ["plain", "rich"])
 def test_a_retried_step_marks_its_partial_text_void(kind: str) -> None:
     events: list[Event] = [
-        StepStarted(1, 15),
-        ModelTextDelta(1, "Half a rep"),
-        StepRetried(1, "The connection was cut while the reply was streaming."),
-        StepStarted(1, 15),
-        ModelTurnDecoded(1, "Whole reply", []),
-        AnswerReady("Whole reply"),
-        RunFinished("Whole reply", "finished", Usage(), 1, 0.1),
+        StepStarted(step=1, max_steps=15),
+        ModelTextDelta(step=1, text="Half a rep"),
+        StepRetried(step=1, reason="The connection was cut while the reply was streaming."),
+        StepStarted(step=1, max_steps=15),
+        ModelTurnDecoded(step=1, content="Whole reply", tool_calls=[]),
+        AnswerReady(answer="Whole reply"),
+        RunFinished(answer="Whole reply", status="finished", usage=Usage(), steps=1, elapsed_s=0.1),
     ]
     out, err = render(kind, events)
     assert "Asking again" in err
@@ -231,11 +271,21 @@ def test_a_retried_step_marks_its_partial_text_void(kind: str) -> None:
 
 @pytest.mark.parametrize(
     "ending",
-    [RunFailed("the server answered 400", "THINKING"), ModeSwitched("native", "react", "tools rejected")],
+    [
+        RunFailed(reason="the server answered 400", state="THINKING"),
+        ModeSwitched(old="native", new="react", reason="tools rejected"),
+    ],
     ids=["failed", "mode"],
 )
 def test_a_step_that_said_nothing_leaves_no_empty_panel(ending: Event) -> None:
-    _, err = render("rich", [StepStarted(1, 15), ending, RunFinished(None, "failed", Usage(), 1, 0.1)])
+    _, err = render(
+        "rich",
+        [
+            StepStarted(step=1, max_steps=15),
+            ending,
+            RunFinished(answer=None, status="failed", usage=Usage(), steps=1, elapsed_s=0.1),
+        ],
+    )
     assert "THINKING" not in err
     assert "FAILED" in err or "MODE" in err
 
@@ -255,12 +305,14 @@ def test_a_long_streaming_text_shows_its_newest_lines_in_the_live_region() -> No
 
 def test_what_happens_within_a_step_is_shown_and_the_step_goes_on() -> None:
     events: list[Event] = [
-        StepStarted(1, 15),
-        Compacted(1, 9000, 3000, 8000, "stubs"),
-        ModelTextDelta(1, "Half a rep"),
-        StreamingSwitchedOff("The server cut the stream."),
-        ModelTextDelta(1, "Reading the notes."),
-        ModelTurnDecoded(1, "Reading the notes.", [{"id": "c1", "name": "read_file", "arguments": "{}"}]),
+        StepStarted(step=1, max_steps=15),
+        Compacted(step=1, tokens_before=9000, tokens_after=3000, window=8000, how="stubs"),
+        ModelTextDelta(step=1, text="Half a rep"),
+        StreamingSwitchedOff(reason="The server cut the stream."),
+        ModelTextDelta(step=1, text="Reading the notes."),
+        ModelTurnDecoded(
+            step=1, content="Reading the notes.", tool_calls=[{"id": "c1", "name": "read_file", "arguments": "{}"}]
+        ),
     ]
     _, err = render("rich", events)
     assert err.index("compacted") < err.index("STREAMING OFF") < err.index("Reading the notes.")

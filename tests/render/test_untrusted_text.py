@@ -40,7 +40,7 @@ hostile_text = st.lists(
     st.one_of(st.sampled_from(ATTACKS + CONTROLS), st.characters(), st.just("[bold]"), st.just("[/x]")), max_size=20
 ).map("".join)
 
-FINAL = RunFinished(None, "finished", Usage(), 1, 0.1)
+FINAL = RunFinished(answer=None, status="finished", usage=Usage(), steps=1, elapsed_s=0.1)
 
 
 @pytest.fixture(autouse=True)
@@ -62,7 +62,7 @@ def render(kind: str, sequence: list[Event]) -> tuple[str, str]:
 def every_event(text: str) -> list[Event]:
     """Every event class once, each string field holding `text` (call ids match, so the TOOL panel shows)."""
     middle = [sample(cls, text) for cls in event_classes() if cls not in (RunStarted, RunFinished)]
-    return [sample(RunStarted, text), StepStarted(1, 15), *middle, sample(RunFinished, text)]
+    return [sample(RunStarted, text), StepStarted(step=1, max_steps=15), *middle, sample(RunFinished, text)]
 
 
 def controls_in(text: str) -> list[str]:
@@ -101,7 +101,7 @@ def test_bidi_and_zero_width_characters_are_shown_escaped_everywhere(kind: str) 
 
 def test_json_lines_escape_bidi_and_zero_width_characters_and_keep_the_text() -> None:
     text = f"see {BIDI}{HIDDEN} here"
-    out, _ = render("json", [AnswerReady(text), FINAL])
+    out, _ = render("json", [AnswerReady(answer=text), FINAL])
     assert controls_in(out) == []
     assert "\\u202e" in out and "\\udb40\\udc41" in out
     assert json.loads(out.splitlines()[0])["answer"] == text
@@ -112,11 +112,11 @@ def test_rich_on_a_colour_terminal_emits_only_its_own_styles(monkeypatch: pytest
     monkeypatch.setenv("FORCE_COLOR", "1")
     name = "[link=https://evil.example]calc[/link]"
     sequence: list[Event] = [
-        ToolCalled(1, "c1", name, json.dumps({"expr": OSC_52})),
-        ToolReturned(1, "c1", name, f"{CLEAR}{CONCEALED}", False, 0.1),
-        JudgeVerdict(1, False, OSC_8),
-        RunFailed(f"server said {OSC_52}", "FAILED"),
-        AnswerReady(f"# Title\n{OSC_8}\n"),
+        ToolCalled(step=1, call_id="c1", name=name, arguments=json.dumps({"expr": OSC_52})),
+        ToolReturned(step=1, call_id="c1", name=name, content=f"{CLEAR}{CONCEALED}", is_error=False, elapsed_ms=0.1),
+        JudgeVerdict(step=1, passed=False, missing=OSC_8),
+        RunFailed(reason=f"server said {OSC_52}", state="FAILED"),
+        AnswerReady(answer=f"# Title\n{OSC_8}\n"),
         FINAL,
     ]
     out, err = render("rich", sequence)
@@ -129,7 +129,13 @@ def test_rich_on_a_colour_terminal_emits_only_its_own_styles(monkeypatch: pytest
 
 
 def test_markup_like_tool_names_do_not_break_rich() -> None:
-    _, err = render("rich", [ToolCalled(1, "c1", "[/x]", "{}"), ToolReturned(1, "c1", "[/x]", "no", True, 0.0)])
+    _, err = render(
+        "rich",
+        [
+            ToolCalled(step=1, call_id="c1", name="[/x]", arguments="{}"),
+            ToolReturned(step=1, call_id="c1", name="[/x]", content="no", is_error=True, elapsed_ms=0.0),
+        ],
+    )
     assert "TOOL · [/x]" in err
 
 
@@ -140,7 +146,12 @@ def test_a_lone_surrogate_prints_on_strict_streams(kind: str) -> None:
     out = io.TextIOWrapper(out_bytes, encoding="utf-8", errors="strict", write_through=True)
     err = io.TextIOWrapper(err_bytes, encoding="utf-8", errors="strict", write_through=True)
     renderer = make_renderer(kind, out, err)
-    for event in [StepStarted(1, 15), ModelTextDelta(1, answer), AnswerReady(answer), FINAL]:
+    for event in [
+        StepStarted(step=1, max_steps=15),
+        ModelTextDelta(step=1, text=answer),
+        AnswerReady(answer=answer),
+        FINAL,
+    ]:
         renderer.handle(event)
     renderer.close()
     printed = out_bytes.getvalue().decode("utf-8")
@@ -154,7 +165,7 @@ def test_a_lone_surrogate_prints_on_strict_streams(kind: str) -> None:
 
 def test_json_lines_carry_the_exact_text_with_every_control_escaped() -> None:
     text = f"{OSC_52}\x7f\x9b\x85\ud800\r\n\tend"
-    out, _ = render("json", [ModelTextDelta(1, text), AnswerReady(text), FINAL])
+    out, _ = render("json", [ModelTextDelta(step=1, text=text), AnswerReady(answer=text), FINAL])
     assert controls_in(out) == []
     assert "\\u001b]52;" in out and "\\u009b" in out and "\\ud800" in out
     assert [json.loads(line).get("text", json.loads(line).get("answer")) for line in out.splitlines()[:2]] == [
@@ -166,8 +177,15 @@ def test_json_lines_carry_the_exact_text_with_every_control_escaped() -> None:
 @pytest.mark.parametrize("kind", ["plain", "rich"])
 def test_megabytes_of_tool_arguments_are_clipped(kind: str) -> None:
     arguments = json.dumps({"path": "x" * 10_000_000})
-    call = ToolCalled(1, "c1", "read_file", arguments)
-    _, err = render(kind, [call, ToolReturned(1, "c1", "read_file", "missing", True, 0.0), FINAL])
+    call = ToolCalled(step=1, call_id="c1", name="read_file", arguments=arguments)
+    _, err = render(
+        kind,
+        [
+            call,
+            ToolReturned(step=1, call_id="c1", name="read_file", content="missing", is_error=True, elapsed_ms=0.0),
+            FINAL,
+        ],
+    )
     assert len(err) < 5_000
     assert f"({len(arguments):,} characters in all)" in err
     out, _ = render("json", [call])
@@ -176,15 +194,21 @@ def test_megabytes_of_tool_arguments_are_clipped(kind: str) -> None:
 
 def test_an_integer_of_thousands_of_digits_in_arguments_does_not_break_rich() -> None:
     arguments = '{"n": ' + "9" * 5000 + "}"
-    _, err = render("rich", [ToolCalled(1, "c1", "calc", arguments), ToolReturned(1, "c1", "calc", "ok", False, 0.0)])
+    _, err = render(
+        "rich",
+        [
+            ToolCalled(step=1, call_id="c1", name="calc", arguments=arguments),
+            ToolReturned(step=1, call_id="c1", name="calc", content="ok", is_error=False, elapsed_ms=0.0),
+        ],
+    )
     assert "(5,007 characters in all)" in err
 
 
 def test_plain_ends_the_streamed_line_before_an_interrupted_closing_line() -> None:
     events: list[Event] = [
-        StepStarted(1, 15),
-        ModelTextDelta(1, "w0"),
-        RunFinished(None, "interrupted", Usage(), 1, 0.2),
+        StepStarted(step=1, max_steps=15),
+        ModelTextDelta(step=1, text="w0"),
+        RunFinished(answer=None, status="interrupted", usage=Usage(), steps=1, elapsed_s=0.2),
     ]
     _, err = render("plain", events)
     assert err.splitlines()[1:] == [
@@ -195,7 +219,9 @@ def test_plain_ends_the_streamed_line_before_an_interrupted_closing_line() -> No
 
 @pytest.mark.parametrize("kind", ["plain", "rich"])
 def test_the_first_line_names_model_mode_and_endpoint(kind: str) -> None:
-    _, err = render(kind, [RunStarted("q", "native", "gpt-4o-mini", "api.deepseek.com"), FINAL])
+    _, err = render(
+        kind, [RunStarted(question="q", mode="native", model="gpt-4o-mini", endpoint="api.deepseek.com"), FINAL]
+    )
     assert err.splitlines()[0].endswith("agentcli · model gpt-4o-mini · mode native · → api.deepseek.com")
-    _, err = render(kind, [RunStarted("q", "react", "m\x1b[2J"), FINAL])
+    _, err = render(kind, [RunStarted(question="q", mode="react", model="m\x1b[2J"), FINAL])
     assert err.splitlines()[0].endswith("agentcli · model m\\x1b[2J · mode react")  # no endpoint known: no arrow

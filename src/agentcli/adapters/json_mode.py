@@ -10,7 +10,8 @@ from typing import Any
 from agentcli.adapters.folding import WrittenCall
 from agentcli.adapters.json_parser import parse_json_reply
 from agentcli.adapters.prompts import JSON_NO_TOOLS, JSON_PROTOCOL
-from agentcli.adapters.text_protocol import TextProtocol, UnreadableJson, decode_whole_json
+from agentcli.adapters.text_protocol import TextProtocol
+from agentcli.model_json import UnreadableJson, decode_whole_json
 
 
 def write_json_calls(thought: str, calls: Sequence[WrittenCall]) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from agentcli import model_json
 from agentcli.adapters import text_protocol as shared
 from agentcli.adapters.base import ModelTurn
 from agentcli.adapters.prompts import JSON_FORMAT_REMINDER
@@ -26,9 +27,6 @@ from agentcli.text import quote
 
 if TYPE_CHECKING:
     from agentcli.tools.core.registry import ToolRegistry
-
-MAX_CANDIDATES = 100
-"""How many `{` positions are tried before a reply is declared to hold no object (bounds the work)."""
 
 _ACTION_KEYS = ("action", "tool")
 _PARAMS_KEYS = ("params", "parameters", "arguments", "action_input")
@@ -58,23 +56,10 @@ def parse_json_reply(text: str, call_id: str, tools: ToolRegistry | None = None)
 
 def find_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in the text with protocol keys, else the first object, else None."""
-    first: dict[str, Any] | None = None
-    start = text.find("{")
-    for _ in range(MAX_CANDIDATES):
-        if start < 0:
-            break
-        try:
-            value, end = shared.decode_json(text, start)
-        except shared.NumberTooLong as exc:
-            _fail(f"Your JSON object {exc}; send such a number as a string.")
-        except shared.UnreadableJson:
-            start = text.find("{", start + 1)
-            continue
-        if _is_protocol(value):
-            return dict(value)
-        first = first if first is not None else dict(value)
-        start = text.find("{", end)
-    return first
+    try:
+        return model_json.find_object(text, _is_protocol)
+    except model_json.NumberTooLong as exc:
+        _fail(f"Your JSON object {exc}; send such a number as a string.")
 
 
 def _is_protocol(found: dict[str, Any]) -> bool:
@@ -107,10 +92,10 @@ def _arguments(params: Any, name: str, tools: ToolRegistry | None) -> str:
         return "{}"
     if isinstance(params, str) and params.strip().startswith("{"):
         try:
-            params = shared.decode_whole_json(params)  # an object sent as a JSON string
-        except shared.NumberTooLong as exc:
+            params = model_json.decode_whole_json(params)  # an object sent as a JSON string
+        except model_json.NumberTooLong as exc:
             _fail(f'Your "params" {exc}; send such a number as a string.')
-        except shared.UnreadableJson:
+        except model_json.UnreadableJson:
             _fail(f'Your "params" is not a valid JSON object: {quote(params)}.')
     if isinstance(params, dict):
         return json.dumps(params, ensure_ascii=False)

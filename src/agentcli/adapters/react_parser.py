@@ -30,6 +30,7 @@ import json
 import re
 from typing import TYPE_CHECKING, NoReturn
 
+from agentcli import model_json
 from agentcli.adapters import text_protocol as shared
 from agentcli.adapters.base import ModelTurn
 from agentcli.adapters.prompts import REACT_FORMAT_REMINDER
@@ -113,10 +114,10 @@ def _arguments(region: str, name: str, tools: ToolRegistry | None) -> str:
     value = _unfence(_without_emphasis(region.strip()))
     if value.startswith("{"):
         try:
-            decoded, _ = shared.decode_json(value)
-        except shared.NumberTooLong as exc:
+            decoded, _ = model_json.decode_json(value)
+        except model_json.NumberTooLong as exc:
             _fail(f"Your Action Input {exc}; send such a number as a string.")
-        except shared.UnreadableJson as exc:
+        except model_json.UnreadableJson as exc:
             _fail(f"Your Action Input is not valid JSON ({exc}): {quote(value)}.")
         return json.dumps(decoded, ensure_ascii=False)
     value = _unquote(value)
@@ -133,8 +134,8 @@ def _without_emphasis(value: str) -> str:
         return value
     rest = value[marks.end() :]
     try:
-        decoded, _ = shared.decode_json(_unfence(rest))
-    except shared.UnreadableJson:
+        decoded, _ = model_json.decode_json(_unfence(rest))
+    except model_json.UnreadableJson:
         return value
     return rest if isinstance(decoded, dict) else value
 
@@ -155,8 +156,8 @@ def _unquote(value: str) -> str:
         value = value[ticks:-ticks].strip()
     if value.startswith('"'):
         try:
-            decoded, end = shared.decode_json(value)  # "a \"quoted\" word", escapes and all
-        except shared.UnreadableJson:
+            decoded, end = model_json.decode_json(value)  # "a \"quoted\" word", escapes and all
+        except model_json.UnreadableJson:
             decoded, end = None, 0
         if isinstance(decoded, str) and end == len(value):
             return decoded

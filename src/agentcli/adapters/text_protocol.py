@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,8 +18,9 @@ from agentcli.adapters.base import ModelTurn, View
 from agentcli.adapters.folding import CallWriter, fold_messages
 from agentcli.adapters.prompts import TOOLS_HEADER
 from agentcli.llm.types import ChatRequest, Completion
-from agentcli.tools.core.registry import Tool, ToolRegistry
-from agentcli.tools.core.schema import describe_parameters, parameter_facts
+from agentcli.tools.core.describe import describe_parameters, parameter_facts
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 Parser = Callable[[str, str, ToolRegistry | None], ModelTurn]
 """(reply text, call id, tools) -> ModelTurn, or FormatError with a hint for the model."""
@@ -94,7 +94,6 @@ NO_ACTION_NAMES = frozenset({"none", "null", "n/a", "nothing", "finish", "final"
 """Names a model gives as its action when it means no tool (`Action: None` before a Final Answer)."""
 
 _NAME_JUNK = " \t*`'\"“”‘’<>[]"
-_DECODER = json.JSONDecoder(strict=False)  # strict=False: a raw newline inside a string is still read
 
 
 def label_regex(keys: str) -> re.Pattern[str]:
@@ -155,37 +154,3 @@ def parameters_hint(tools: ToolRegistry | None, name: str) -> str:
     """' Parameters of NAME: ...' for a known tool, to close a format error with what is valid."""
     tool = tools.get(name) if tools is not None else None
     return f" Parameters of {name}: {describe_parameters(tool.parameters)}." if tool else ""
-
-
-class UnreadableJson(ValueError):
-    """The model's JSON cannot be read; the message says why, in words for the model."""
-
-
-class NumberTooLong(UnreadableJson):
-    """The JSON holds an integer Python refuses to convert (more than `sys.get_int_max_str_digits()` digits)."""
-
-
-def decode_json(text: str, start: int = 0) -> tuple[Any, int]:
-    """The JSON value that starts at `start` and where it ends (text after it is not read); else UnreadableJson.
-
-    Every decoding of the model's text goes through here: besides broken JSON, a value nested too deeply
-    (RecursionError) and an integer too long to convert (a plain ValueError) must never escape as a crash.
-    """
-    try:
-        value, end = _DECODER.raw_decode(text, start)
-    except json.JSONDecodeError as exc:
-        raise UnreadableJson(exc.msg) from None
-    except RecursionError:
-        raise UnreadableJson("nested too deeply") from None
-    except ValueError:
-        raise NumberTooLong(f"holds a number of more than {sys.get_int_max_str_digits():,} digits") from None
-    return value, end
-
-
-def decode_whole_json(text: str) -> Any:
-    """The JSON value that is the whole text (whitespace around it allowed); else UnreadableJson."""
-    stripped = text.strip()
-    value, end = decode_json(stripped)
-    if end != len(stripped):
-        raise UnreadableJson("extra text after the value")
-    return value

@@ -230,13 +230,11 @@ class HeaderOnce:
 
 def _context(agent: Agent, *, compact: bool) -> str:
     """How much of the window the next request takes (estimated), and with /compact, what compacting leaves."""
-    session, engine = agent.session, agent.engine
-    turn_start = session.conversation.next_id  # a next question would start here
-    now = engine.fitted(session, session.mode, turn_start)
-    window = engine.context_window
+    budget, now = agent.session.budget, agent.context()
+    window = budget.window
     line = f"context: ~{now.tokens_before:,} of {window:,} tokens ({100 * now.tokens_before / window:.0f} %)"
     if not compact:
         return line + (f"; the next request is compacted to ~{now.tokens_after:,}" if now.how else "")
-    forced = engine.fitted(session, session.mode, turn_start, force=True)
-    session.compact_next = True
+    forced = agent.context(force=True)
+    budget.compact_next = True
     return f"{line}; compacted to ~{forced.tokens_after:,} from the next question on (the session keeps everything)"

@@ -128,7 +128,8 @@ api_key_env = "DEEPSEEK_API_KEY"
 # timeout = 300
 # context_window = 65536
 
-# run_command needs no approval for these (each part of a compound command must match)
+# run_command needs no approval for these (each part of a compound command must match); they run the
+# repository's own code unasked (pytest its conftest.py), in the sandbox
 allow = ["git status", "git diff *", "pytest *"]
 
 [aliases.local]            # agent ask --model local "..."

@@ -21,7 +21,7 @@ from agentcli.modes import ModeName
 
 if TYPE_CHECKING:
     from agentcli.store.saved import Summary
-    from agentcli.tools.core.registry import Tool
+    from agentcli.tools.core.tool import Tool
 
 OutputName = Literal["rich", "plain", "json"]
 
@@ -204,7 +204,7 @@ class RunOptions:
 
     def extra_tools(self) -> list[Tool]:
         """The tools of installed plugins and of the --tools files (a broken one is a usage error, exit 2)."""
-        from agentcli.tools.core.loading import load_tools
+        from agentcli.tools.loading import load_tools
 
         return load_tools(self.tools or ())
 

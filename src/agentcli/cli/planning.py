@@ -86,7 +86,8 @@ def _accepted(
             raise fail("the edited plan has no step, so nothing was started and nothing was changed", EXIT_ANSWER)
         steps = edited
         shown = [{"step": item.step, "status": item.status} for item in steps]
-        renderer.handle(PlanUpdated(0, shown, "as you edited it"))  # step 0: before the work's first
+        # step 0: before the work's first
+        renderer.handle(PlanUpdated(step=0, steps=shown, explanation="as you edited it"))
         renderer.close()
 
 

@@ -24,9 +24,12 @@ def prompt(
     read_only: opt.ReadOnly = False,
 ) -> None:
     """Print the system prompt a run would send: the base prompt, the project's AGENTS.md files (outermost
-    first, 32 KB at most), the environment; in react and json modes the tools and protocol follow."""
+    first, 32 KB at most), the environment; in react and json modes the tools and protocol follow. The API key
+    is masked wherever it shows."""
     from agentcli.adapters import make_adapter
     from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+    from agentcli.config import mask_known_keys
+    from agentcli.config_file import load_config
     from agentcli.engine.instructions import system_prompt
     from agentcli.text import visible
     from agentcli.tools.builtin import builtin_tools
@@ -38,4 +41,4 @@ def prompt(
         tools.drop_changing()
     base = system_prompt(BASE_SYSTEM_PROMPT, root, instructions=not no_instructions)
     text = make_adapter("react" if mode == "auto" else mode, tools).system_prompt(base, tools)
-    sys.stdout.write(visible(text) + "\n")
+    sys.stdout.write(visible(mask_known_keys(text, load_config())) + "\n")

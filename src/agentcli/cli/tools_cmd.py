@@ -10,6 +10,7 @@ of the MCP SDK is imported.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -40,7 +41,7 @@ def list_tools(
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
     from agentcli.tools.builtin import builtin_tools
-    from agentcli.tools.core.loading import load_tools
+    from agentcli.tools.loading import load_tools
 
     settings = Settings(mode=mode, workspace=workspace or Path.cwd())  # no model needed: the environment is not read
     extra = load_tools(files or ())
@@ -57,24 +58,34 @@ def list_tools(
             attach(tools, servers, warn=warn_line, read_only=read_only)
         if read_only:
             tools.drop_changing()
-        _show(tools, mode, as_json)
+        _show(tools, mode, as_json, _key_mask() if extra or servers else str)
     finally:
         tools.close()
 
 
-def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:
+def _key_mask() -> Callable[[str], str]:
+    """What masks the API key in a text: a plugin's, a tools file's or a server's words could hold it (the
+    built-in tools' cannot, and without others no configuration is read)."""
+    from agentcli.config import mask_known_keys
+    from agentcli.config_file import load_config
+
+    config = load_config()
+    return lambda text: mask_known_keys(text, config)
+
+
+def _show(tools: ToolRegistry, mode: ModeName, as_json: bool, mask: Callable[[str], str]) -> None:
     if as_json:
         if mode in ("react", "json"):
             from agentcli.adapters import make_adapter
             from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 
-            sys.stdout.write(make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools) + "\n")
+            sys.stdout.write(mask(make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools)) + "\n")
         else:
-            sys.stdout.write(json_text(tools.openai_tools(), indent=2) + "\n")  # the one JSON writer
+            sys.stdout.write(mask(json_text(tools.openai_tools(), indent=2)) + "\n")  # the one JSON writer
         return
     sandbox = _sandbox_line(tools)
     if not sys.stdout.isatty():
-        sys.stdout.write(_plain_table(tools) + (f"\n{sandbox}\n" if sandbox else ""))
+        sys.stdout.write(mask(_plain_table(tools)) + (f"\n{sandbox}\n" if sandbox else ""))
         return
     from rich.console import Console
     from rich.table import Table
@@ -84,11 +95,11 @@ def _show(tools: ToolRegistry, mode: ModeName, as_json: bool) -> None:
     for column in ("name", "description", "parameters", "source"):
         table.add_column(column, overflow="fold")
     for tool in tools:
-        approval = "\n(asks for approval)" if tool.requires_approval else ""
+        approval = "\n(asks for approval)" if tool.spec.requires_approval else ""
         parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
         size = f"\nschema ~{tool.schema_tokens():,} tokens"
         cells = (tool.name, visible(tool.description), visible(parameters), tool.source + size + approval)
-        table.add_row(*(Text(cell) for cell in cells))  # a server's words are neither markup nor control codes
+        table.add_row(*(Text(mask(cell)) for cell in cells))  # a server's words are neither markup nor control codes
     console = Console()
     console.print(table)
     console.print(_sizes(tools), markup=False, highlight=False)
@@ -109,14 +120,15 @@ def _sandbox_line(tools: ToolRegistry) -> str:
         return ""
     from agentcli.sandbox import detect
 
-    return f"sandbox: {detect().name()} (what run_command runs commands in)"
+    root = tools.context.workspace.root if tools.context is not None else None
+    return f"sandbox: {detect(workspace=root).name()} (what run_command runs commands in)"
 
 
 def _plain_table(tools: ToolRegistry) -> str:
     """The table as plain text: each tool's name, description and source, then one indented line per parameter."""
     blocks = []
     for tool in tools:
-        approval = " (asks for approval)" if tool.requires_approval else ""
+        approval = " (asks for approval)" if tool.spec.requires_approval else ""
         lines = _parameter_lines(tool.parameters)
         params = [f"    {visible(line, one_line=True)}" for line in lines] or ["    (no parameters)"]
         where = f"[{tool.source} · schema ~{tool.schema_tokens():,} tokens]"

@@ -1,34 +1,37 @@
-"""The context window: how many tokens a request holds, and a view of the log made to fit.
+"""What a request sends of the log, made to fit the session's context budget (budget.py).
 
-No tokenizer is downloaded: a request's size is its UTF-8 bytes divided by a ratio that starts at 4 and is
-calibrated per session from the `prompt_tokens` the server reports. Past COMPACT_AT of the window, what is sent
-is compacted, cheapest first, and only what is sent: the log keeps every message.
+Past COMPACT_AT of the window, what is sent is compacted, cheapest first, and only what is sent: the log keeps
+every message.
   1. results of tool calls before the latest turn become one-line stubs (tool, arguments, size, how to get
      them again);
   2. if that is not enough, the turns before the current run are replaced by a summary the model writes
      (summary.py), followed by a reminder that it is one and by the task record (every question the user
-     asked, verbatim, and the plan); the summary is kept in the session and stands for those turns in every
+     asked, verbatim, and the plan); the summary is kept in the budget and stands for those turns in every
      later view, so it is written again only when newer turns have to go too;
   3. where no summary can be had (no summarizer, the model failed to write one), the answers and tool calls
      of earlier runs are left out instead; every question stays, verbatim, and a note says what was left out.
 The latest turn (the question of the run, and its newest tool results) is never cut, the question of the run is
 the last user message, and the pairing rule holds in every compacted view: a call and its result are stubbed or
 left out together.
+
+`next_request` is what a step asks: its request, and what fitting it did (the Compacted event, the usage of the
+summary requests) as data for the engine to report.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from agentcli.adapters.base import View
-from agentcli.engine.summary import Summary, summary_block
+from agentcli.engine.budget import Budget, size_before, size_of
+from agentcli.engine.conversation import check_pairing
+from agentcli.engine.session import Session
+from agentcli.engine.summary import Summary, summarize, summary_block, task_record
 from agentcli.errors import LLMError
-from agentcli.llm.types import ChatRequest, Message
-from agentcli.text import CHARS_PER_TOKEN as CHARS_PER_TOKEN
+from agentcli.events import Compacted
+from agentcli.llm.types import ChatRequest, Completion, Message, Usage
 
-DEFAULT_WINDOW = 32_768
 COMPACT_AT = 0.8
 LATEST_SHARE = 0.25
 """When the server said the context is full, the newest tool results keep at most this share of the window;
@@ -38,48 +41,10 @@ SUMMARIZE_FROM = 0.1
 """A new summary is asked for only when the turns it would replace take this share of the window (stubbed):
 fewer stay as they are, so a chat that keeps the window full does not pay a summary request every question."""
 
-KNOWN_WINDOWS: tuple[tuple[str, int], ...] = (
-    ("gpt-4.1", 1_047_576),
-    ("gpt-4o", 128_000),
-    ("gpt-4-turbo", 128_000),
-    ("gpt-3.5-turbo", 16_385),
-    ("o4-mini", 200_000),
-    ("o3", 200_000),
-    ("o1", 200_000),
-    ("deepseek", 65_536),
-    ("qwen-turbo", 1_000_000),
-    ("qwen-plus", 131_072),
-    ("qwen-max", 32_768),
-    ("claude", 200_000),
-    ("gemini", 1_048_576),
-    ("llama-3", 131_072),
-    ("llama3", 8_192),
-    ("mistral", 32_768),
-)
-"""Well-known models' windows, matched as a prefix of the model name without its provider path, longest first."""
-
 NOTE = (
     "[Earlier answers and tool results of this conversation were left out to fit the model's context window; "
     "every earlier question is kept above, verbatim. Ask again for what you need.]"
 )
-
-
-def choose_window(model: str, given: int | None = None, served: int | None = None) -> tuple[int, str]:
-    """The window to plan for and where it came from: "given" (flag, environment, config file), "server"
-    (what the server said it serves), "table" (a well-known model's), else "default"."""
-    if given:
-        return given, "given"
-    if served:
-        return served, "server"
-    name = model.rsplit("/", 1)[-1].lower()
-    for prefix, size in sorted(KNOWN_WINDOWS, key=lambda item: -len(item[0])):
-        if name.startswith(prefix):
-            return size, "table"
-    return DEFAULT_WINDOW, "default"
-
-
-def request_bytes(request: ChatRequest) -> int:
-    return len(json.dumps(request, ensure_ascii=False).encode("utf-8", "surrogatepass"))
 
 
 @dataclass(frozen=True)
@@ -98,6 +63,8 @@ class Fitted:
     """The summary this view sends for the earlier turns (a new one when `how` says "summary")."""
 
 
+Build = Callable[[View], ChatRequest]
+"""A view as the request the run's protocol sends: its system prompt and the tools offered with it."""
 Summarizer = Callable[[Summary | None, View, int], Summary]
 """Writes the summary of a view's entries before a log id, from the previous summary (if any) on; raises
 LLMError when the model cannot."""
@@ -105,32 +72,33 @@ LLMError when the model cannot."""
 
 def fit(
     view: View,
-    build: Callable[[View], ChatRequest],
+    build: Build,
+    budget: Budget,
     *,
-    window: int,
-    chars_per_token: float,
     turn_start: int,
     force: bool = False,
-    summary: Summary | None = None,
     summarizer: Summarizer | None = None,
     task: str = "",
     replaced: int = 0,
 ) -> Fitted:
-    """`view` as it fits under COMPACT_AT of `window` (or compacted as far as it goes, when `force`).
-    `turn_start` is the log id of the current run's question: nothing from it on but old tool results is cut.
-    `summary` (the session's, if any) stands for the entries before its `before`; `summarizer` writes a new
-    one when the turns before `turn_start` must go; `task` (the task record) follows every summary sent.
-    `replaced`: the bytes of the log entries the summary stands for, when `view` leaves them out already (so
-    a long session's steps cost what is sent, not the whole log); they count in `tokens_before` only."""
-    limit = window * COMPACT_AT
+    """`view` as it fits under COMPACT_AT of the budget's window (or compacted as far as it goes, when `force` or
+    the budget's `compact_next`). `turn_start` is the log id of the current run's question: nothing from it on
+    but old tool results is cut. The budget's summary (if any) stands for the entries before its `before`;
+    `summarizer` writes a new one when the turns before `turn_start` must go; `task` (the task record) follows
+    every summary sent. `replaced`: the bytes of the log entries the summary stands for, when `view` leaves them
+    out already (so a long session's steps cost what is sent, not the whole log); they count in `tokens_before`
+    only. The budget is read, not changed."""
+    limit = budget.window * COMPACT_AT
+    force = force or budget.compact_next
 
     def sized(candidate: View) -> tuple[ChatRequest, int, int]:
         request = build(candidate)
-        size = request_bytes(request)
-        return request, size, int(size / chars_per_token) + 1
+        size = size_of(request)
+        return request, size, budget.tokens(size) + 1
 
+    summary = budget.summary
     if summary is not None and summary.before > turn_start:
-        summary = None  # a summary of a log that was cut back (a run taken out) no longer stands
+        summary = None  # a summary of a log that was cut back (a run taken out) does not stand
     if summary is None:
         base = view
         request, size, before = sized(view)
@@ -138,19 +106,20 @@ def fit(
     else:
         base = _with_summary(view, summary, task)
         request, size, after = sized(base)
-        replaced += sum(_bytes(m) for m, mid in zip(view.messages, view.ids, strict=True) if 0 <= mid < summary.before)
-        before = after + int((replaced - _bytes(base.messages[0])) / chars_per_token)
+        replaced += size_before(view, summary.before)
+        before = after + budget.tokens(replaced - size_of(base.messages[0]))
     if after <= limit and not force:
         return Fitted(base, request, size, before, after, "", summary)
-    stubbed = _stub_old_results(base, turn_start, keep=int(window * chars_per_token * LATEST_SHARE) if force else None)
+    keep = budget.chars(LATEST_SHARE)
+    stubbed = _stub_old_results(base, turn_start, keep=keep if force else None)
     request, size, after = sized(stubbed)
     if after <= limit and not force:
         return Fitted(stubbed, request, size, before, after, "stubs", summary)
-    keep = int(window * chars_per_token * LATEST_SHARE)
     how, kept = "stubs and earlier turns", summary
     shorter: View | None = None
-    pending = _earlier_tokens(stubbed, turn_start, chars_per_token)
-    if summarizer is not None and pending and (force or pending >= window * SUMMARIZE_FROM):
+    pending = budget.tokens(size_before(stubbed, turn_start))
+    enough = pending >= budget.window * SUMMARIZE_FROM
+    if summarizer is not None and pending and (force or enough):
         try:
             written = summarizer(summary, base, turn_start)
         except LLMError:
@@ -158,7 +127,7 @@ def fit(
         if written is not None:
             how, kept = "stubs and summary", written
             shorter = _stub_old_results(_with_summary(view, written, task), turn_start, keep=keep if force else None)
-    if shorter is None and summarizer is not None and pending < window * SUMMARIZE_FROM and not force:
+    if shorter is None and summarizer is not None and not enough and not force:
         shorter = stubbed  # too little to summarise again: those turns stay, stubbed, beside the summary
         how = "stubs"
     if shorter is None:
@@ -172,18 +141,86 @@ def fit(
     return Fitted(cut, request, size, before, after, how, kept)
 
 
-def _bytes(message: Message) -> int:
-    return len(json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+@dataclass(frozen=True)
+class Outgoing:
+    """A step's request, fitted to the budget, with what fitting it did for the engine to report."""
+
+    request: ChatRequest
+    size: int
+    """The request's bytes: what the reply's usage calibrates, or an overflow corrects."""
+    compacted: Compacted | None
+    """What compacting did to it; None when it went as the log stands."""
+    spent: tuple[Usage, ...] = ()
+    """The usage of each summary request written for it."""
 
 
-def _earlier_tokens(view: View, turn_start: int, chars_per_token: float) -> int:
-    """The estimated tokens of the view's log entries before the current run (a summary sent does not count)."""
-    size = sum(
-        len(json.dumps(message, ensure_ascii=False))
-        for message, mid in zip(view.messages, view.ids, strict=True)
-        if 0 <= mid < turn_start
-    )
-    return int(size / chars_per_token)
+Complete = Callable[[ChatRequest], Completion]
+"""Asks the model once, without streaming: how summaries are written."""
+
+
+def next_request(session: Session, build: Build, *, turn_start: int, step: int, complete: Complete) -> Outgoing:
+    """The request of step `step` of the run whose question has id `turn_start`: fitted to the session's budget,
+    with a summary written by `complete` where earlier turns must go. The budget keeps that summary, clears
+    `compact_next` and notes whether earlier turns were replaced."""
+    budget, spent = session.budget, list[Usage]()
+    fitted = fit_session(session, build, turn_start, summarizer=_summarizer(budget, complete, spent))
+    written = fitted.summary if fitted.summary is not budget.summary else None
+    budget.summary, budget.compact_next = fitted.summary, False
+    budget.turns_replaced = fitted.summary is not None or fitted.how == "stubs and earlier turns"
+    check_pairing(fitted.view.messages)
+    compacted = None
+    if fitted.how:
+        compacted = Compacted(
+            step=step,
+            tokens_before=fitted.tokens_before,
+            tokens_after=fitted.tokens_after,
+            window=budget.window,
+            how=fitted.how,
+            summary=written.text if written is not None else "",
+            summary_before=written.before if written is not None else 0,
+        )
+    return Outgoing(fitted.request, fitted.size, compacted, tuple(spent))
+
+
+def fit_session(
+    session: Session, build: Build, turn_start: int, *, force: bool = False, summarizer: Summarizer | None = None
+) -> Fitted:
+    """What the next request of `session` sends of its log, made to fit its budget (chat's /context and /compact
+    ask it too). Without a `summarizer` nothing is asked of the model: turns that would be summarised are left
+    out instead (an estimate)."""
+    summary = session.budget.summary
+    since = summary.before if summary is not None and summary.before <= turn_start else 0
+    replaced = session.replaced_bytes(since) if since else 0
+    task = task_of(session)
+    return fit(session.view(since), build, session.budget, turn_start=turn_start, force=force,
+               summarizer=summarizer, task=task, replaced=replaced)  # fmt: skip
+
+
+def task_of(session: Session) -> str:
+    """The task record of `session`: its questions verbatim and the latest run's plan."""
+    plan = [(item.step, item.status) for item in session.runs[-1].plan] if session.runs else []
+    budget = session.budget
+    return task_record(session.questions(), plan, window=budget.window, chars_per_token=budget.chars_per_token)
+
+
+def _summarizer(budget: Budget, complete: Complete, spent: list[Usage]) -> Summarizer:
+    """Writes summaries with `complete` (no tools); what they cost is added to `spent`."""
+
+    def ask(request: ChatRequest) -> str:
+        completion = complete(request)
+        spent.append(completion.usage)
+        return completion.content
+
+    def write(previous: Summary | None, view: View, before: int) -> Summary:
+        start = previous.before if previous is not None else 0
+        messages = [m for m, mid in zip(view.messages, view.ids, strict=True) if start <= mid < before]
+        earlier = previous.text if previous is not None else ""
+        text = summarize(earlier, messages, ask, window=budget.window, chars_per_token=budget.chars_per_token)
+        if not text.strip():
+            raise LLMError("The model wrote an empty summary.")
+        return Summary(text, before)
+
+    return write
 
 
 def _with_summary(view: View, summary: Summary, task: str) -> View:
@@ -196,23 +233,6 @@ def _with_summary(view: View, summary: Summary, task: str) -> View:
             messages.append(message)
             ids.append(mid)
     return View(messages, ids)
-
-
-def calibrated(chars_per_token: float, request_size: int, prompt_tokens: int) -> float:
-    """The ratio a reply's reported `prompt_tokens` shows for a request of `request_size` bytes, kept within
-    sane bounds (a server may miscount)."""
-    if prompt_tokens <= 0:
-        return chars_per_token
-    return min(max(request_size / prompt_tokens, 1.0), 8.0)
-
-
-def after_overflow(chars_per_token: float, request_size: int, window: int, stated_tokens: int | None = None) -> float:
-    """The ratio to estimate with after a request of `request_size` bytes overflowed a `window`-token context:
-    what the server stated its size was, where it did; else at most what makes that request fill the window, less a
-    tenth (a server that reports no usage never calibrated the estimate, and it was too hopeful)."""
-    if stated_tokens:
-        return min(calibrated(chars_per_token, request_size, stated_tokens), chars_per_token)
-    return max(min(chars_per_token, request_size / window * 0.9), 1.0)
 
 
 def _stub_old_results(view: View, turn_start: int, keep: int | None = None) -> View:

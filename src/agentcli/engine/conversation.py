@@ -3,10 +3,11 @@ and the pairing rule, walked in one place.
 
     Conversation   every message ever said in the session, each an Entry(id, message), and every file the
                    tools read or changed, each a FileRecord; ids from one counter; never rewritten
-    View           what one request sends: today every message of the runs that were not taken back
+    View           what one request sends: the messages of the runs that were not taken back, which
+                   context.py fits to the window (old results as stubs, earlier turns as a summary)
 
-A run taken back (interrupted in a chat) stays in the log: the View leaves its messages out. Compaction will
-make the View send stubs and summaries for older turns; the log, and so what was said, stays as it was.
+A run taken back (interrupted in a chat) stays in the log: the View leaves its messages out. Compacting changes
+only the View; the log, and so what was said, stays as it was.
 """
 
 from __future__ import annotations

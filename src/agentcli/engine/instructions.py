@@ -2,9 +2,12 @@
 
 `AGENTS.md` is read in the workspace root and in each parent directory up to the root of the git repository
 that holds the workspace (without one, the workspace root alone), outermost first, each part headed by its
-path, at most INSTRUCTIONS_BYTES in all: a part cut short says so. Only regular files are read (a FIFO never
-blocks); a file that is not UTF-8 is read with replacement characters. The environment names the workspace,
-the operating system and today's date, so the model does not guess them.
+path, at most INSTRUCTIONS_BYTES in all: a part cut short says so. A cloned repository's file is data, read as the
+file tools read: through their safe open (a regular file; a FIFO never blocks), only when its real path lies
+inside the repository (the workspace without one) and the deny list does not refuse it. Anything else (a symlink
+to `~/.ssh/id_ed25519` or `/proc/self/environ`, a FIFO, a device) is skipped with one warning line naming it. A
+file that is not UTF-8 is read with replacement characters. The environment names the workspace, the operating
+system and today's date, so the model does not guess them.
 """
 
 from __future__ import annotations
@@ -12,8 +15,12 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-import stat
+from collections.abc import Callable
 from pathlib import Path
+
+from agentcli.text import warn_line
+from agentcli.tools.core.workspace import Workspace, quote_path
+from agentcli.tools.files.access import open_regular
 
 INSTRUCTIONS_NAME = "AGENTS.md"
 INSTRUCTIONS_BYTES = 32 * 1024
@@ -34,11 +41,13 @@ def system_prompt(
     instructions: bool = True,
     today: datetime.date | None = None,
     limit: int = INSTRUCTIONS_BYTES,
+    warn: Callable[[str], None] = warn_line,
 ) -> str:
-    """The whole system prompt before the protocol's own part (the text modes add their tools after it)."""
+    """The whole system prompt before the protocol's own part (the text modes add their tools after it); `warn`
+    gets one line for each AGENTS.md that is skipped."""
     parts = [base]
     if instructions:
-        found = project_instructions(workspace, limit)
+        found = project_instructions(workspace, limit, warn)
         if found:
             parts.append(found)
     parts.append(environment(workspace, today))
@@ -51,13 +60,20 @@ def environment(workspace: Path, today: datetime.date | None = None) -> str:
     return f"Environment: workspace {workspace.resolve()} · OS {system} · today {day}"
 
 
-def project_instructions(workspace: Path, limit: int = INSTRUCTIONS_BYTES) -> str:
+def project_instructions(
+    workspace: Path, limit: int = INSTRUCTIONS_BYTES, warn: Callable[[str], None] = warn_line
+) -> str:
     """The project's AGENTS.md files as prompt text, outermost first, within `limit` bytes; "" if none."""
     parts: list[str] = []
     left = limit
     shown = f"{limit // 1024} KB" if limit % 1024 == 0 else f"{limit:,} bytes"
-    for path in _instruction_files(workspace.resolve()):
-        data = _read_regular(path, left + 1)
+    root, paths = _instruction_files(workspace.resolve())
+    for path in paths:
+        try:
+            data = _read_instructions(root, path, left + 1)
+        except OSError as exc:
+            warn(f"instructions skipped: {exc}")
+            continue
         if data is None:
             continue
         if left <= 0:
@@ -72,33 +88,44 @@ def project_instructions(workspace: Path, limit: int = INSTRUCTIONS_BYTES) -> st
     return "\n\n".join(parts)
 
 
-def _instruction_files(workspace: Path) -> list[Path]:
-    """AGENTS.md paths from the git repository's root (or the workspace) down to the workspace, outermost first."""
+def _instruction_files(workspace: Path) -> tuple[Workspace, list[Path]]:
+    """The root the instructions must lie in (the git repository's, else the workspace), and the AGENTS.md paths
+    from it down to the workspace, outermost first."""
     chain = [workspace]
     root = next((directory for directory in chain + list(workspace.parents) if (directory / ".git").exists()), None)
     if root is not None:
         chain = [workspace, *workspace.parents[: len(workspace.relative_to(root).parts)]]
-    return [directory / INSTRUCTIONS_NAME for directory in reversed(chain)]
+    return Workspace(root or workspace), [directory / INSTRUCTIONS_NAME for directory in reversed(chain)]
 
 
-def _read_regular(path: Path, limit: int) -> bytes | None:
-    """Up to `limit` bytes of a regular file; None for anything else, or what cannot be read."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError:
+OFF_LIMITS = (Path("/proc"), Path("/dev"))
+"""What holds no instructions, even inside a repository (a workspace under /dev/shm): the kernel's views of
+processes (their environment, memory) and devices."""
+
+
+def _read_instructions(root: Workspace, path: Path, limit: int) -> bytes | None:
+    """Up to `limit` bytes of the AGENTS.md at `path`; None when there is none. OSError says why one is skipped."""
+    if not os.path.lexists(path):
         return None
+    real = Path(os.path.realpath(path))
+    name = quote_path(root.relative(path))
+    if not real.is_relative_to(root.root):
+        raise PermissionError(f"{name} is a symbolic link that leads outside {root.root} (to {quote_path(str(real))})")
+    place = next((place for place in OFF_LIMITS if real.is_relative_to(place)), None)
+    if place is not None:
+        raise PermissionError(f"{name} lies under {place}, which holds no instructions")
+    pattern = root.denied_by(real)
+    if pattern is not None:
+        raise PermissionError(f"{name} is refused as a secret: it matches the file tools' deny pattern {pattern!r}")
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
+        stream = open_regular(root, real, tool="agentcli")
+    except FileNotFoundError:
+        return None  # a symbolic link to nothing: no instructions
+    except IsADirectoryError:
+        raise IsADirectoryError(f"{name} is a directory, not a file") from None
+    with stream:
         chunks, total = [], 0
-        while total < limit:
-            chunk = os.read(fd, min(65536, limit - total))
-            if not chunk:
-                break
+        while total < limit and (chunk := stream.read(limit - total)):
             chunks.append(chunk)
             total += len(chunk)
         return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)

@@ -1,4 +1,5 @@
-"""The finish guard: a separate completion, without tools, that checks a draft answers the question."""
+"""The finish guard: a separate completion, without tools, that checks a draft answers the question, and the
+rejections that need no judge (an empty draft, plan steps left open)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, ValidationError
 
+from agentcli.engine.state import RunState
 from agentcli.errors import LLMError
 from agentcli.llm.types import ChatClient, ChatRequest, Usage
+from agentcli.model_json import UnreadableJson, find_object
 from agentcli.text import excerpt, quote
 
 JUDGE_SYSTEM_PROMPT = (
@@ -53,6 +56,30 @@ def trivial_verdict(draft: str) -> Verdict | None:
     if is_trivial(draft):
         return Verdict(False, "The reply was empty. Answer the request.", note="trivial answer, judge not asked")
     return None
+
+
+def verdict_without_judge(run: RunState, draft: str) -> Verdict | None:
+    """The rejection of `draft` that needs no judge: an empty or trivial draft, a planning run's answer without
+    a plan, an answer given while plan steps are open; None when the judge, if there is one, decides."""
+    trivial = trivial_verdict(draft)
+    if trivial is not None:
+        return trivial
+    if run.planning and not run.plan:
+        return Verdict(False, "This is the planning run: make the plan with update_plan, then answer.")
+    open_steps = [] if run.planning else run.open_steps()
+    if open_steps:
+        return Verdict(
+            False,
+            f"The plan has steps that are not completed: {listed(open_steps)}. Do them and mark them "
+            "completed with update_plan (or update the plan if it changed), then answer.",
+            note="plan steps open, judge not asked",
+        )
+    return None
+
+
+def listed(steps: list[tuple[int, str]]) -> str:
+    """Numbered plan steps on one line, as the user saw them numbered."""
+    return "; ".join(f"{number}. {step}" for number, step in steps)
 
 
 def judge_request(
@@ -111,8 +138,9 @@ class Judge:
         except LLMError as exc:
             return Verdict(True, note=f"judge unavailable, answer accepted unchecked: {exc}")
         try:
-            parsed = _VerdictModel.model_validate_json(_strip_fences(completion.content))
-        except (ValidationError, ValueError):  # ValueError: a number of more than 4,300 digits, say
+            found = find_object(completion.content, lambda value: "passed" in value)
+            parsed = _VerdictModel.model_validate(found)
+        except (UnreadableJson, ValidationError):
             shown = quote(completion.content, 120)
             return Verdict(
                 True,
@@ -126,10 +154,3 @@ def _clip_missing(text: str) -> str:
     """The judge's `missing`, cut; the model is told who wrote the rest and that it was left out."""
     cut = excerpt(text, MISSING_CHARS)
     return cut if cut == text else f"{cut} [the judge wrote {len(text):,} characters; the rest is left out]"
-
-
-def _strip_fences(text: str) -> str:
-    text = text.strip()
-    if text.startswith("```"):
-        text = text.split("\n", 1)[-1].rsplit("```", 1)[0]
-    return text

@@ -1,20 +1,19 @@
 """A Session: what a chat carries from question to question, owned in one place.
 
-Its log (the Conversation), the runs that wrote it (each a RunState), and what was learnt about the server on
-the way (the protocol that works, whether it can stream). Everything else about a run lives in its RunState;
-the Engine keeps nothing between calls.
+Its log (the Conversation), the runs that wrote it (each a RunState), what was learnt about the server on the
+way (the protocol that works, whether it can stream) and its context budget (the window, the estimate, the
+summary of earlier turns). Everything else about a run lives in its RunState; the Engine keeps nothing of a
+session or a run.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from agentcli.adapters.base import View
-from agentcli.engine.context import CHARS_PER_TOKEN
+from agentcli.engine.budget import Budget, size_before
 from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
-from agentcli.engine.summary import Summary
 from agentcli.modes import ModeName
 
 
@@ -29,15 +28,8 @@ class Session:
     """Every run, in order, its place its number; a run taken back stays here, marked `withdrawn`."""
     id: str | None = None
     """The session's id in the store, once it has been saved."""
-    chars_per_token: float = CHARS_PER_TOKEN
-    """Request bytes per token, as the server's reported usage shows (the context window is counted in it)."""
-    compact_next: bool = False
-    """The next request is sent compacted as far as it goes (chat's /compact), whatever its size."""
-    summary: Summary | None = None
-    """The model's summary of the log before a run's start: what every later view sends instead of those turns
-    (the log keeps them); written again only when newer turns must go too."""
-    turns_replaced: bool = False
-    """The last request sent earlier turns as a summary or left them out: the judge is shown the task record."""
+    budget: Budget = field(default_factory=Budget)
+    """What the requests are held to, and what the replies taught about the server's counting."""
     _replaced: tuple[int, int] = field(default=(-1, 0), repr=False, compare=False)
 
     def questions(self) -> list[str]:
@@ -68,13 +60,7 @@ class Session:
         """The JSON bytes of the view's entries before `before` (what a summary stands for), worked out once
         per summary: a long session's steps do not walk the whole log."""
         if self._replaced[0] != before:
-            view = self.conversation.view(self.hidden())
-            size = sum(
-                len(json.dumps(m, ensure_ascii=False).encode("utf-8", "surrogatepass"))
-                for m, mid in zip(view.messages, view.ids, strict=True)
-                if mid < before
-            )
-            self._replaced = (before, size)
+            self._replaced = (before, size_before(self.conversation.view(self.hidden()), before))
         return self._replaced[1]
 
     def hidden(self) -> list[range]:

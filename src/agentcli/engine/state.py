@@ -18,12 +18,14 @@ A RunState is plain data: `to_dict()` and `RunState.from_dict()` round-trip it, 
 from __future__ import annotations
 
 import enum
+from collections.abc import Generator
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agentcli.engine.guards import RepeatGuard
 from agentcli.errors import InvariantError
+from agentcli.events import Event
 from agentcli.llm.types import ToolCall, Usage
 from agentcli.modes import ModeName
 
@@ -48,6 +50,9 @@ TRANSITIONS: dict[State, frozenset[State]] = {
 }
 
 TERMINAL = frozenset({State.FINISHED, State.FAILED})
+
+Step = Generator[Event, None, State]
+"""A handler of a state, or a part of one: it yields events and returns the state to move to."""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 What it adds to the SDK:
 - its own small retry loop (the SDK's is switched off), so that the user hears what is being waited for (a
-  `Waiting` item before every sleep), a Retry-After is honoured only up to RETRY_AFTER_CAP, and a refusal
-  that is an answer, even in a 500, is never retried: a full context window, `tools` refused (llama.cpp), a
+  `Waiting` item before every sleep); when to ask again is `retries.py`'s: a Retry-After only up to a cap, and
+  never a refusal that is an answer, even in a 500: a full context window, `tools` refused (llama.cpp), a
   request the server found invalid (llama-cpp-python), each its own error (see `diagnosis.py`);
 - the bounds of one reply: a total deadline and a size cap (see `bounds.py`);
 - a streamed reply reassembled (tool calls as the SDK's accumulator does, see `assembly.py`), and whatever a
@@ -16,10 +16,7 @@ What it adds to the SDK:
 
 from __future__ import annotations
 
-import email.utils
 import itertools
-import math
-import random
 import time
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -31,19 +28,11 @@ from agentcli.errors import (
     ReplyTooLargeError,
     RequestRejectedError,
     StreamCutError,
-    ToolsUnsupportedError,
 )
 from agentcli.llm.assembly import ToolCallAssembler
 from agentcli.llm.bounds import MAX_REPLY_CHARS, MAX_REPLY_MB, reply_deadline
-from agentcli.llm.diagnosis import (
-    context_full_message,
-    missing_v1_hint,
-    says_cannot_stream,
-    says_context_is_full,
-    says_tools_are_refused,
-    stated_sizes,
-    validation_problem,
-)
+from agentcli.llm.diagnosis import WORDS_READ, answered, clipped, says_cannot_stream, server_code, server_message
+from agentcli.llm.retries import retry_delay
 from agentcli.llm.sanitize import Scrubber, clean, clean_text
 from agentcli.llm.types import (
     ChatRequest,
@@ -62,20 +51,6 @@ if TYPE_CHECKING:
     from agentcli.config import Settings
 
 T = TypeVar("T")
-
-TOOLS_REJECTED_STATUSES = {400, 404, 422, 500, 501}
-"""Statuses with which servers refuse `tools` (llama.cpp without --jinja answers 500)."""
-ANSWERS = (ToolsUnsupportedError, ContextLengthError, RequestRejectedError)
-"""Errors that are the server's considered answer, not an accident: asking again would get them again."""
-RETRY_STATUSES = {408, 409, 429}
-"""Plus every 5xx: what the SDK retries too."""
-RETRY_AFTER_CAP = 60.0
-"""The longest Retry-After honoured; a server asking for more is given up on, with its wish in the message."""
-BACKOFF_FIRST, BACKOFF_MAX = 0.5, 8.0
-"""Exponential backoff without a Retry-After: the SDK's numbers."""
-OPENAI_HOST = "api.openai.com"
-WORDS_READ = 20_000
-"""Characters of a server's error message read for a diagnosis (pydantic puts the point past the first 300)."""
 
 
 class OpenAIChatClient:
@@ -189,7 +164,7 @@ class OpenAIChatClient:
                 # the wrong types fails as one of the others. All are the server's fault.
                 raise LLMError(
                     f"{self._server_cap} sent a malformed stream ({type(exc).__name__}: "
-                    f"{self._scrub(_short(str(exc)))}); check LLM_BASE_URL and the server."
+                    f"{self._scrub(clipped(str(exc)))}); check LLM_BASE_URL and the server."
                 ) from None
         if not received:
             kind = chunks.response.headers.get("content-type", "")
@@ -228,7 +203,7 @@ class OpenAIChatClient:
         except ValueError as exc:  # a body that says it is JSON and is not (UnicodeDecodeError is one too)
             raise LLMError(
                 f"{self._server_cap} did not answer with a chat completion (its body is not JSON: "
-                f"{_short(str(exc), 80)}); check LLM_BASE_URL (it usually ends in /v1)."
+                f"{clipped(str(exc), 80)}); check LLM_BASE_URL (it usually ends in /v1)."
             ) from None
         try:
             choice = response.choices[0]
@@ -273,7 +248,10 @@ class OpenAIChatClient:
                 raise self._bounded(exc, budget) from None
             except self._openai.APIError as exc:
                 error = self._error(exc, request)
-                delay = self._retry_delay(exc, error, retry)
+                connection_failed = isinstance(exc, self._openai.APIConnectionError)
+                delay = retry_delay(
+                    error, retry, self._retries, getattr(exc, "response", None), connection_failed=connection_failed
+                )
                 if isinstance(delay, LLMError):
                     raise delay from None
                 if give_up_at is not None and time.monotonic() + delay >= give_up_at:
@@ -281,30 +259,6 @@ class OpenAIChatClient:
                 yield Waiting(f"{error} (retry {retry} of {self._retries})", delay)
                 self._sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover - itertools.count never ends
-
-    def _retry_delay(self, exc: openai.APIError, error: LLMError, retry: int) -> float | LLMError:
-        """Seconds to wait before asking again, or the error to give up with."""
-        if retry > self._retries or isinstance(error, ANSWERS) or says_cannot_stream(str(error)):
-            return error
-        response = getattr(exc, "response", None)
-        if response is not None:
-            should = response.headers.get("x-should-retry")
-            status = response.status_code
-            if should == "false" or (should != "true" and status not in RETRY_STATUSES and status < 500):
-                return error
-            asked = _retry_after(response.headers)
-            if asked is not None and asked > RETRY_AFTER_CAP:
-                return LLMError(
-                    f"{_sentence(str(error))} The server asks to wait {asked:.0f} s before asking again; agentcli "
-                    f"waits at most {RETRY_AFTER_CAP:.0f} s. Try again later.",
-                    status=status,
-                )
-            if asked is not None and asked > 0:
-                return float(asked)
-        elif not isinstance(exc, self._openai.APIConnectionError):
-            return error  # an error event inside a stream: nothing says asking again would help
-        backoff: float = min(BACKOFF_FIRST * 2.0 ** (retry - 1), BACKOFF_MAX)
-        return backoff * (1 - 0.25 * random.random())
 
     # -- errors -----------------------------------------------------------------------------------------
 
@@ -327,35 +281,13 @@ class OpenAIChatClient:
         return exc
 
     def _error(self, exc: openai.APIError, request: ChatRequest) -> LLMError:
-        status = getattr(exc, "status_code", None)
-        whole = self._scrub(_server_message(exc, limit=WORDS_READ))  # the point can be past the clipped part
-        message = _short(whole)
+        whole = self._scrub(server_message(exc, limit=WORDS_READ))  # the point can be past the clipped part
         if isinstance(exc, self._openai.APITimeoutError):
-            return LLMError(f"{self._server_cap} did not answer in time ({message}).")
+            return LLMError(f"{self._server_cap} did not answer in time ({clipped(whole)}).")
         if isinstance(exc, self._openai.APIConnectionError):
-            return LLMError(f"Could not reach {self._server}: {message}")
-        if status != 429 and says_context_is_full(whole, _server_code(exc)):  # before tools: see diagnosis.py
-            answered = f"{self._server} answered {status or 'with an error'}: {message}"
-            tokens, window = stated_sizes(whole)
-            return ContextLengthError(
-                context_full_message(answered), status=status, prompt_tokens=tokens, window=window
-            )
-        if status is None:
-            return LLMError(f"{self._server_cap} failed: {message}")
-        if "tools" in request and status in TOOLS_REJECTED_STATUSES and says_tools_are_refused(whole):
-            return ToolsUnsupportedError(
-                f"{self._server_cap} rejected tool calling ({status}): {message}", status=status
-            )
-        problem = validation_problem(whole)
-        if problem is not None:
-            return RequestRejectedError(
-                f"{self._server_cap} refused the request as invalid ({status}: {problem}); asking again would not "
-                "help. A server stricter than the API, or a bug in agentcli: please report it.",
-                status=status,
-            )
-        said = f"{self._server_cap} answered {status}: {message}"
-        hint = missing_v1_hint(self._base_url, status)  # "404 Invalid URL" alone does not say what to fix
-        return LLMError(said + ("" if not hint or said.endswith(".") else ".") + hint, status=status)
+            return LLMError(f"Could not reach {self._server}: {clipped(whole)}")
+        status = getattr(exc, "status_code", None)
+        return answered(whole, status, server_code(exc), server=self._server, request=request, base_url=self._base_url)
 
     def _scrub(self, text: str) -> str:
         """Servers echo the key back, in their errors and even in replies; it must never reach the screen."""
@@ -365,69 +297,13 @@ class OpenAIChatClient:
         return tuple(ToolCall(self._scrub(c.id), self._scrub(c.name), self._scrub(c.arguments)) for c in calls)
 
 
-def _retry_after(headers: Any) -> float | None:
-    """The server's wish in seconds (Retry-After-Ms, Retry-After as seconds or an HTTP date), or None."""
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / divisor
-        except ValueError:
-            continue
-        return seconds if math.isfinite(seconds) else math.inf
-    value = headers.get("retry-after")
-    if value:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        return when.timestamp() - time.time()
-    return None
-
-
-def _server_message(exc: openai.APIError, limit: int) -> str:
-    body: Any = exc.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return _short(str(inner["message"]), limit)
-        if isinstance(inner, str):
-            return _short(inner, limit)
-    if exc.__cause__ is not None:  # connection errors keep the socket error here
-        return f"{exc.message} ({exc.__cause__})"
-    return _short(str(exc.message), limit)
-
-
-def _server_code(exc: openai.APIError) -> str:
-    """The error's `code`, else its `type` (llama.cpp puts `exceed_context_size_error` there), or ""."""
-    body: Any = exc.body
-    inner = body.get("error", body) if isinstance(body, dict) else None
-    if not isinstance(inner, dict):
-        return ""
-    for key in ("code", "type"):
-        if isinstance(inner.get(key), str) and inner[key]:
-            return str(inner[key])
-    return ""
-
-
-def _short(text: str, limit: int = 300) -> str:
-    """A server's words, clipped: an error page can be megabytes."""
-    text = clean_text(text)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-def _sentence(text: str) -> str:
-    return text if text.endswith((".", "!", "?", "…")) else text + "."
-
-
 def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
 def _describe(response: object) -> str:
     if isinstance(response, str):
-        return f"it sent text starting {_short(response.strip(), 60)!r}" if response.strip() else "it sent nothing"
+        return f"it sent text starting {clipped(response.strip(), 60)!r}" if response.strip() else "it sent nothing"
     if isinstance(response, list):
         return "it sent a JSON array"
     return "it sent JSON without a usable `choices`"

@@ -1,4 +1,5 @@
-"""What a server's error says, read from its words: the context is full, tools are refused, the request is invalid.
+"""What a server's error says, read from its words: the context is full, tools are refused, the request is invalid;
+`answered` makes the words the one error they are.
 
 Servers word these differently and share one status (400, or 500 for llama.cpp), so the words decide. The
 order matters: OpenAI's context-length message ends "reduce the length of the messages or functions", which
@@ -9,6 +10,16 @@ on words that refuse something.
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from agentcli.errors import ContextLengthError, LLMError, RequestRejectedError, ToolsUnsupportedError
+from agentcli.llm.sanitize import clean_text
+from agentcli.llm.types import ChatRequest
+
+TOOLS_REJECTED_STATUSES = {400, 404, 422, 500, 501}
+"""Statuses with which servers refuse `tools` (llama.cpp without --jinja answers 500)."""
+WORDS_READ = 20_000
+"""Characters of a server's error message read for a diagnosis (pydantic puts the point past the first 300)."""
 
 _CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "context_window_exceeded"})
 """OpenAI, vLLM, llama-cpp-python, DeepSeek and Groq use the first code; llama.cpp's server the second."""
@@ -153,3 +164,61 @@ def missing_v1_hint(base_url: str | None, status: int | None) -> str:
         return ""
     suggested = parts._replace(path=f"{path}/v1").geturl()
     return f" The base URL {base_url} has no /v1: most OpenAI-compatible servers answer at {suggested}."
+
+
+def answered(
+    whole: str, status: int | None, code: str, *, server: str, request: ChatRequest, base_url: str | None
+) -> LLMError:
+    """The error a server's answer to `request` is: `whole` its words (cleaned of the key), `status` and `code`
+    (its error's `code` or `type`) what it said beside them; `server` names it ("the server at HOST")."""
+    message, capital = clipped(whole), "T" + server[1:]
+    if status != 429 and says_context_is_full(whole, code):  # before tools: see the module's docstring
+        tokens, window = stated_sizes(whole)
+        said = f"{server} answered {status or 'with an error'}: {message}"
+        return ContextLengthError(context_full_message(said), status=status, prompt_tokens=tokens, window=window)
+    if status is None:
+        return LLMError(f"{capital} failed: {message}")
+    if "tools" in request and status in TOOLS_REJECTED_STATUSES and says_tools_are_refused(whole):
+        return ToolsUnsupportedError(f"{capital} rejected tool calling ({status}): {message}", status=status)
+    problem = validation_problem(whole)
+    if problem is not None:
+        return RequestRejectedError(
+            f"{capital} refused the request as invalid ({status}: {problem}); asking again would not "
+            "help. A server stricter than the API, or a bug in agentcli: please report it.",
+            status=status,
+        )
+    said = f"{capital} answered {status}: {message}"
+    hint = missing_v1_hint(base_url, status)  # "404 Invalid URL" alone does not say what to fix
+    return LLMError(said + ("" if not hint or said.endswith(".") else ".") + hint, status=status)
+
+
+def server_message(exc: Any, limit: int) -> str:
+    """The words of an SDK error (`openai.APIError`): its body's `error.message`, else its own message."""
+    body: Any = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return clipped(str(inner["message"]), limit)
+        if isinstance(inner, str):
+            return clipped(inner, limit)
+    if exc.__cause__ is not None:  # connection errors keep the socket error here
+        return f"{exc.message} ({exc.__cause__})"
+    return clipped(str(exc.message), limit)
+
+
+def server_code(exc: Any) -> str:
+    """An SDK error's `code`, else its `type` (llama.cpp puts `exceed_context_size_error` there), or ""."""
+    body: Any = exc.body
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(inner, dict):
+        return ""
+    for key in ("code", "type"):
+        if isinstance(inner.get(key), str) and inner[key]:
+            return str(inner[key])
+    return ""
+
+
+def clipped(text: str, limit: int = 300) -> str:
+    """A server's words, clipped: an error page can be megabytes."""
+    text = clean_text(text)
+    return text if len(text) <= limit else text[:limit] + "…"

@@ -19,7 +19,8 @@ from agentcli.config_file import McpServer
 from agentcli.mcp.connection import Connection, ServerFailed, reason
 from agentcli.mcp.results import result_text
 from agentcli.mcp.schema import parameters, tool_name, validator
-from agentcli.tools.core.registry import Tool
+from agentcli.tools.core.decorator import ToolSpec
+from agentcli.tools.core.tool import Tool
 
 STARTUP_TIMEOUT = 30.0
 """Seconds a server has to start and list its tools."""
@@ -101,7 +102,10 @@ class McpServers:
     def _tools_of(self, connection: Connection) -> list[Tool]:
         wanted = connection.block.tools
         offered = [tool for tool in connection.tools if wanted is None or tool.name in wanted]
-        missing = sorted(set(wanted or ()) - {tool.name for tool in connection.tools})
+        for tool, why in connection.left_out.items():
+            if wanted is None or tool in wanted:
+                self.warn(f"MCP tool {connection.name}/{tool} left out: {why}")
+        missing = sorted(set(wanted or ()) - {tool.name for tool in connection.tools} - set(connection.left_out))
         if missing:
             having = ", ".join(tool.name for tool in connection.tools) or "none"
             self._warn(
@@ -131,9 +135,8 @@ class McpServers:
             (remote.description or remote.title or remote.name or "").strip(),
             lambda: call,
             schema,
-            requires_approval=not connection.block.trust,
-            idempotent=idempotent,
-            changes=not read_only,  # trusted or not: a planning run offers only what the server says reads
+            # Trusted or not, a planning run offers only what the server says reads.
+            spec=ToolSpec(requires_approval=not connection.block.trust, read_only=read_only, idempotent=idempotent),
             source=f"mcp {connection.name}",
             validator=validator(schema),
         )

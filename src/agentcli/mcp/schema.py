@@ -1,8 +1,10 @@
 """An MCP tool as one of ours: its name `SERVER__TOOL`, its input schema as our parameters, and the validator
-that checks the model's arguments against that schema (jsonschema, which the SDK brings)."""
+that checks the model's arguments against that schema (jsonschema, which the SDK brings); the bounds a tool's
+schemas must keep to be offered at all."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -10,12 +12,40 @@ SEPARATOR = "__"
 NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 """What the Chat Completions API takes as a function name (as tools/core/decorator.py checks)."""
 _OTHER = re.compile(r"[^a-zA-Z0-9_-]")
+MAX_SCHEMA_DEPTH = 32
+"""Levels of JSON nesting (objects and arrays, the schema itself the first) a tool's schema may have. An object
+property takes two (`properties`, then the property's schema), so this is 16 levels of objects: past what any
+tool needs or a model fills in well. jsonschema's check and the parameter descriptions of `tools list` recurse
+through a schema; this keeps them far from Python's recursion limit."""
+MAX_SCHEMA_CHARS = 100_000
+"""Characters of JSON a tool's schema may take (~25,000 tokens). A schema is re-sent with every request: one this
+large alone fills a fifth of a 128k window (BUDGET_SHARE, in __init__.py, warns about the total of many smaller).
+Looser than a tools file's SCHEMA_LIMIT (tools/core/schema.py): the user cannot shorten a server's tool, and
+leaving it out loses a tool they asked for."""
 
 
 def tool_name(server: str, tool: str) -> str | None:
     """`server__tool` with any character the API refuses made `_`; None when it would pass 64 characters."""
     name = _OTHER.sub("_", f"{server}{SEPARATOR}{tool}")
     return name if NAME.fullmatch(name) else None
+
+
+def schema_problem(schema: object) -> str | None:
+    """Why a tool's schema (the input or the output one) is refused: it nests deeper than MAX_SCHEMA_DEPTH or
+    takes more than MAX_SCHEMA_CHARS; None when it is within both. A loop, not recursion: any depth is safe."""
+    pending = [(schema, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if not isinstance(node, dict | list):
+            continue
+        if depth > MAX_SCHEMA_DEPTH:
+            return f"nests deeper than {MAX_SCHEMA_DEPTH} levels"
+        children = node.values() if isinstance(node, dict) else node
+        pending.extend((child, depth + 1) for child in children)
+    size = len(json.dumps(schema, ensure_ascii=False))
+    if size > MAX_SCHEMA_CHARS:
+        return f"takes {size:,} characters (at most {MAX_SCHEMA_CHARS:,})"
+    return None
 
 
 def parameters(input_schema: object) -> dict[str, Any]:
@@ -53,7 +83,11 @@ def validator(schema: dict[str, Any]) -> Any:
         return lambda arguments: None
 
     def check(arguments: dict[str, Any]) -> str | None:
-        problems = [_problem(error) for error in sorted(checker.iter_errors(arguments), key=lambda e: list(e.path))]
+        try:
+            errors = sorted(checker.iter_errors(arguments), key=lambda e: list(e.path))
+        except RecursionError:  # a `$ref` that leads back to itself on the same value (`{"$ref": "#"}`)
+            return None
+        problems = [_problem(error) for error in errors]
         return "; ".join(problems[:5]) or None
 
     return check

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentcli.engine.budget import Budget
 from agentcli.engine.conversation import Conversation, pairing
 from agentcli.engine.session import Session
 from agentcli.engine.state import State
@@ -41,7 +42,7 @@ def to_session(
         conversation=Conversation.from_entries(saved.entries, saved.records),
         runs=list(saved.runs),
         id=saved.summary.id,
-        summary=latest_summary(saved.compactions),  # the view is rebuilt from the log, the summary reused
+        budget=Budget(summary=latest_summary(saved.compactions)),  # the view is rebuilt, the summary reused
     )
     last = len(session.runs) - 1
     for number, (run, status) in enumerate(zip(session.runs, saved.statuses, strict=True)):

@@ -13,6 +13,8 @@ import os
 import stat
 from pathlib import Path
 
+from agentcli.config import data_home
+
 DATABASE_NAME = "sessions.db"
 HISTORY_NAME = "history"
 """The chat's readline history (chat moves a ~/.agentcli_history it finds here)."""
@@ -21,13 +23,8 @@ PRIVATE_FILE = 0o600
 
 
 def home() -> Path:
-    """The agentcli data directory (not created)."""
-    explicit = os.environ.get("AGENTCLI_HOME", "").strip()
-    if explicit:
-        return Path(explicit).expanduser()
-    data = os.environ.get("XDG_DATA_HOME", "").strip()
-    base = Path(data).expanduser() if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
-    return base / "agentcli"
+    """The agentcli data directory (not created); config.data_home says where it is."""
+    return data_home()
 
 
 def database_path() -> Path:

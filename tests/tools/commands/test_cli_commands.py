@@ -20,6 +20,7 @@ from agentcli.engine.policy import Allow, Deny, PendingCall
 from agentcli.tools.builtin import builtin_tools
 from agentcli.tools.commands.allow import AllowRules
 from tests.cli.conftest import Invoke, agent_env, cli_env
+from tests.support.calls import pending
 from tests.support.processes import start_agent
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 from tests.tools.commands.conftest import running, sleeper
@@ -36,11 +37,7 @@ class Terminal(io.StringIO):
 
 
 def command_call(command: str, workspace: Path) -> PendingCall:
-    tools = builtin_tools(workspace)
-    arguments = json.dumps({"command": command})
-    return PendingCall(
-        "call_1", "run_command", arguments, tools.get("run_command"), 1, lambda: tools.preview("run_command", arguments)
-    )
+    return pending(builtin_tools(workspace), "run_command", json.dumps({"command": command}))
 
 
 def test_the_prompt_shows_the_command_verbatim_and_a_allows_that_exact_command(

@@ -15,12 +15,25 @@ class Terminal(io.StringIO):
         return True
 
 
-CALL = ToolCalled(1, "c1", "run_command", '{"command": "pytest -q"}')
+CALL = ToolCalled(step=1, call_id="c1", name="run_command", arguments='{"command": "pytest -q"}')
 REPORTS = [
-    ToolProgress(1, "c1", "run_command", 0.0, [], 0, 0, "sandbox: none"),
-    ToolProgress(1, "c1", "run_command", 3.0, ["collected 12 items", "\x1b[2Jboom"], 2, 40, "sandbox: none"),
+    ToolProgress(
+        step=1, call_id="c1", name="run_command", elapsed_s=0.0, tail=[], lines=0, bytes=0, note="sandbox: none"
+    ),
+    ToolProgress(
+        step=1,
+        call_id="c1",
+        name="run_command",
+        elapsed_s=3.0,
+        tail=["collected 12 items", "\x1b[2Jboom"],
+        lines=2,
+        bytes=40,
+        note="sandbox: none",
+    ),
 ]
-RESULT = ToolReturned(1, "c1", "run_command", "exit code 0 · 3.10 s\nok", False, 3100.0)
+RESULT = ToolReturned(
+    step=1, call_id="c1", name="run_command", content="exit code 0 · 3.10 s\nok", is_error=False, elapsed_ms=3100.0
+)
 
 
 def test_rich_shows_a_live_panel_with_the_time_and_the_last_lines_escaped() -> None:
