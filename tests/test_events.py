@@ -19,7 +19,7 @@ def test_every_event_comes_back_from_its_json(cls: type[Event]) -> None:
 
 
 def test_usage_keeps_its_unreported_replies() -> None:
-    event = UsageReported(3, Usage(5, 6, 7, unreported=2), Usage(10, 12, 14, unreported=1))
+    event = UsageReported(step=3, call=Usage(5, 6, 7, unreported=2), total=Usage(10, 12, 14, unreported=1))
     assert event.to_dict()["call"] == {"prompt_tokens": 5, "completion_tokens": 6, "cached_tokens": 7, "unreported": 2}
     assert Event.from_dict(event.to_dict()) == event
 
@@ -39,4 +39,4 @@ def test_data_that_is_no_event_is_none(data: dict[str, object]) -> None:
 
 def test_an_older_event_without_a_later_field_takes_its_default() -> None:
     old = {"type": "final", "answer": "42", "status": "finished", "usage": {}, "steps": 1, "elapsed_s": 0.5}
-    assert Event.from_dict(old) == RunFinished("42", "finished", Usage(), 1, 0.5)
+    assert Event.from_dict(old) == RunFinished(answer="42", status="finished", usage=Usage(), steps=1, elapsed_s=0.5)

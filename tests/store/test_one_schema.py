@@ -69,7 +69,7 @@ def test_its_sessions_load_whole(saved_at_4: Path) -> None:
     change = next(record for record in finished.records if record.is_change)
     assert (change.path, change.before, change.after) == ("notes.txt", b"alpha\nbeta\n", b"alpha\ngamma\n")
     assert [item.summary != "" for item in finished.compactions].count(True) == 1
-    assert to_session(finished, keep_last=False).summary is not None  # --continue sends the summary again
+    assert to_session(finished, keep_last=False).budget.summary is not None  # --continue sends it again
     assert None not in events and sum(isinstance(event, RunFinished) for event in events) == 2
     assert last_status(interrupted) == "interrupted" and interrupted.runs[0].state is State.TOOL_EXECUTING
     assert [m.get("tool_call_id") for m in interrupted.messages if m["role"] == "tool"] == ["call_r1", "call_r2"]
