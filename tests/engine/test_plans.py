@@ -14,7 +14,6 @@ from agentcli.cli.app import app
 from agentcli.engine.state import PlanStep, RunState, State
 from agentcli.events import JudgeVerdict, PlanUpdated, RunFinished, ToolReturned
 from agentcli.llm.scripted import ScriptedClient, judge_fail, judge_pass, text, tool_calls
-from agentcli.store.db import state_from_json, state_json
 from agentcli.tools.builtin_schemas import BUILTIN_SCHEMAS
 from agentcli.tools.plan.tool import MAX_STEPS, STEP_CHARS
 from tests.support import scripted_server as wire
@@ -42,7 +41,7 @@ def test_an_accepted_plan_is_run_state_shown_and_read_by_the_judge(
     assert "- [completed] read the notes" in judge_text and "- [completed] multiply" in judge_text
     final = result.events[-1]
     assert isinstance(final, RunFinished) and final.verified and final.answer == "42"
-    assert state_from_json(state_json(run)) == run  # saved with the run, restored by resume
+    assert RunState.from_dict(json.loads(json.dumps(run.to_dict()))) == run  # saved with the run, for resume
 
 
 def test_two_steps_in_progress_are_refused_and_the_plan_stays(

@@ -24,7 +24,7 @@ from agentcli.config.table import Setting
 from agentcli.modes import ModeName
 
 if TYPE_CHECKING:
-    from agentcli.store.db import Summary
+    from agentcli.store.saved import Summary
     from agentcli.tools.core.tool import Tool
 
 OutputName = Literal["rich", "plain", "json"]

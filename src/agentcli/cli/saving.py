@@ -16,8 +16,9 @@ from agentcli.config import Settings, load_config
 if TYPE_CHECKING:
     from agentcli.agent import Agent
     from agentcli.engine.policy import BeforeCall
-    from agentcli.store.db import Saved, Store
+    from agentcli.store.db import Store
     from agentcli.store.recorder import SessionRecorder
+    from agentcli.store.saved import Saved
 
 
 def warn(message: str) -> None:
