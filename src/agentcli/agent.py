@@ -178,10 +178,12 @@ class Run:
 class Agent:
     """`Agent(settings).run("question")`; ask again and it remembers; `reset()` forgets.
 
-    `tools` are added to the built-ins (`builtins=False` leaves those out); `before_call` decides, before each
-    tool call, whether it runs (`Allow()`) or what the model is told instead (`Deny(reason)`); a `recorder`
-    (the CLI's saves sessions) is handed each step of a run as it ends. `mcp` servers (the config file's
-    `[mcp.NAME]` blocks) are started at the first run and stopped by `close()`; `warn` gets each one-line problem.
+    `session` is the one it runs in (one read back from the store, to go on in its memory or to `resume()` its
+    last run); a new one by default. `tools` are added to the built-ins (`builtins=False` leaves those out);
+    `before_call` decides, before each tool call, whether it runs (`Allow()`) or what the model is told instead
+    (`Deny(reason)`); a `recorder` (the CLI's saves sessions) is handed each step of a run as it ends. `mcp`
+    servers (the config file's `[mcp.NAME]` blocks) are started at the first run and stopped by `close()`; `warn`
+    gets each one-line problem.
     """
 
     def __init__(
@@ -190,6 +192,7 @@ class Agent:
         tools: Iterable[Tool | Callable[..., object]] | None = None,
         client: ChatClient | None = None,
         *,
+        session: Session | None = None,
         builtins: bool = True,
         before_call: BeforeCall = approved_only,
         recorder: Recorder | None = None,
@@ -225,7 +228,7 @@ class Agent:
             served = _served_window(settings)
         self.client = client
         self._window = choose_window(settings.model, settings.context_window, served)
-        self.session = Session(settings.mode, settings.stream)
+        self._session = self._planned(session or Session(settings.mode, settings.stream))
         self.engine = Engine(
             client,
             self.tools,
@@ -242,12 +245,10 @@ class Agent:
         """The session the agent runs in: its log, its runs, its context budget."""
         return self._session
 
-    @session.setter
-    def session(self, session: Session) -> None:
-        """Run in `session` (a new one, or one read back from the store): its budget plans for the window this
-        agent chose."""
+    def _planned(self, session: Session) -> Session:
+        """`session`, its budget planning for the window this agent chose."""
         session.budget.window, session.budget.window_from = self._window
-        self._session = session
+        return session
 
     @property
     def conversation(self) -> Conversation:
@@ -263,16 +264,16 @@ class Agent:
         run.planning, run.plan = planning, plan
         return Run(self.engine, self.session, run, self.recorder, system_prompt=prompt)
 
-    def resume(self, session: Session) -> Run:
-        """Make `session` this agent's and go on with its last run, saved part-way (running, interrupted or
-        failed): calls that have a result are not run again. Iterate the Run for its events."""
+    def resume(self) -> Run:
+        """Go on with the last run of the session, saved part-way (running, interrupted or failed): calls that
+        have a result are not run again. Iterate the Run for its events."""
+        session = self.session
         if not session.runs or session.runs[-1].state is State.FINISHED:
             raise ValueError("the session has no unfinished run to resume")
         run = session.runs[-1]
         if run.state is State.FAILED:  # asked to try again: from THINKING, with the give-up counters cleared
             run.state, run.failure, run.answer = State.THINKING, "", None
             run.format_errors = run.stuck_turns = run.stream_retries = 0
-        self.session = session
         self.open_tools()
         return Run(self.engine, session, run, self.recorder, system_prompt=self.system_prompt())
 

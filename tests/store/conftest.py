@@ -20,6 +20,7 @@ from typer.testing import CliRunner, Result
 from agentcli.agent import Agent
 from agentcli.cli.app import app
 from agentcli.config import Secret, Settings
+from agentcli.engine.session import Session
 from agentcli.store.db import Store
 from agentcli.store.recorder import SessionRecorder
 from agentcli.store.saved import Saved
@@ -199,11 +200,11 @@ SavingAgent = Callable[..., tuple[Agent, Warnings]]
 
 @pytest.fixture
 def saving_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[SavingAgent]:
-    """`saving_agent(judge=False, ...)`: an Agent on the scripted server whose recorder saves into
-    $AGENTCLI_HOME/sessions.db, and the warnings it gave."""
+    """`saving_agent(judge=False, ..., session=None)`: an Agent on the scripted server (in `session`, when given)
+    whose recorder saves into $AGENTCLI_HOME/sessions.db, and the warnings it gave."""
     made: list[Agent] = []
 
-    def make(**overrides: Any) -> tuple[Agent, Warnings]:
+    def make(session: Session | None = None, **overrides: Any) -> tuple[Agent, Warnings]:
         values: dict[str, Any] = {
             "model": "test-model",
             "base_url": scripted_server.base_url,
@@ -219,7 +220,7 @@ def saving_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[S
         recorder = SessionRecorder(
             Store.open, model=settings.model, endpoint=settings.endpoint, workspace=workspace, warn=warnings.append
         )
-        made.append(Agent(settings, recorder=recorder))
+        made.append(Agent(settings, session=session, recorder=recorder))
         return made[-1], warnings
 
     yield make

@@ -83,8 +83,8 @@ def test_a_run_stopped_between_two_calls_runs_only_the_unanswered_one(
     run.interrupt()
     saved = saved_session()
     assert saved.runs[-1].state is State.TOOL_EXECUTING
-    resumer, _ = saving_agent()
-    events = list(resumer.resume(to_session(saved, keep_last=True)))
+    resumer, _ = saving_agent(to_session(saved, keep_last=True))
+    events = list(resumer.resume())
     ran = [event.call_id for event in events if isinstance(event, ToolReturned)]
     assert ran == ["call_b"]
     assert isinstance(events[-1], RunFinished) and events[-1].answer == "done"
@@ -101,8 +101,8 @@ def test_a_failed_run_resumes_with_a_fresh_try(scripted_server: ScriptedServer, 
     assert agent.run("q").status == "failed"
     saved = saved_session()
     assert last_status(saved) == "failed"
-    resumer, _ = saving_agent()
-    events = list(resumer.resume(to_session(saved, keep_last=True)))
+    resumer, _ = saving_agent(to_session(saved, keep_last=True))
+    events = list(resumer.resume())
     assert isinstance(events[-1], RunFinished) and events[-1].answer == "better now"
     assert saved_session().statuses == ["finished"]
 

@@ -58,13 +58,14 @@ def test_the_prompt_shows_the_command_verbatim_and_a_allows_that_exact_command(
 
 
 def test_the_allow_option_and_the_config_file_both_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcli.cli.options import RunOptions
+    from agentcli.builder import RunSpec, prepare
 
     config = tmp_path / "config.toml"
     config.write_text('allow = ["git status"]\n', encoding="utf-8")
     monkeypatch.setenv("AGENTCLI_CONFIG", str(config))
     monkeypatch.setenv("LLM_MODEL_NAME", "m")
-    settings = RunOptions({"allow": ["echo *"], "allow_network": True, "workspace": tmp_path}).settings()
+    flags = {"allow": ["echo *"], "allow_network": True, "workspace": tmp_path}  # as the CLI's flags give them
+    settings = prepare(RunSpec(flags, save=False)).settings
     assert settings.allow == ("git status", "echo *") and settings.allow_network
 
 
