@@ -122,6 +122,8 @@ class ScriptedClient:
         else:
             self._refuse(f"request #{number}: the script is exhausted (it had {len(self._script)} replies)")
         reply = step(wire) if callable(step) else step
+        if not isinstance(reply, Completion | Failure):
+            self._refuse(f"request #{number}: the script gave {reply!r}, not a Completion or a Failure")
         if isinstance(reply, Failure) and reply.kind is ToolsUnsupportedError and "tools" not in wire:
             self._refuse(f"request #{number}: the script rejects `tools`, but the request carries none")
         if isinstance(reply, Completion) and any(not call.id for call in reply.tool_calls):
