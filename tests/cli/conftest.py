@@ -21,7 +21,7 @@ from typer.testing import CliRunner, Result
 from agentcli.cli import saving
 from agentcli.cli.app import app
 from agentcli.llm.scripted import ScriptedClient
-from tests.support.scripted_server import ScriptedServer, find_problem
+from tests.support.scripted_server import ScriptedServer
 
 SECRET = "sk-test-SECRET-5678"
 IN_PROCESS_URL = "http://127.0.0.1:9/v1"
@@ -44,10 +44,10 @@ def cli_env(model: Model | None, **extra: str) -> dict[str, str | None]:
     return env
 
 
-def agent_env(server: ScriptedServer | None, **extra: str) -> dict[str, str]:
+def agent_env(model: Model | None, **extra: str) -> dict[str, str]:
     """The whole environment of a subprocess: ours, without LLM_* / OPENAI_*, plus `cli_env`'s overrides."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "OPENAI_"))}
-    for name, value in cli_env(server, **extra).items():
+    for name, value in cli_env(model, **extra).items():
         if value is None:
             env.pop(name, None)
         else:
@@ -56,14 +56,13 @@ def agent_env(server: ScriptedServer | None, **extra: str) -> dict[str, str]:
 
 
 @pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedClient]:
-    """The in-process model every run of the CLI in this test gets: set `model.script`, read `model.requests`
-    (checked against the request schema and the pairing rule, like the server's: the test fails at teardown if
-    one was refused)."""
-    client = ScriptedClient(check=find_problem)
-    monkeypatch.setattr(saving, "chat_client", lambda settings: client)
-    yield client
-    assert not client.violations, "the model received bad requests:\n" + "\n".join(client.violations)
+def model(llm: ScriptedClient, monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedClient]:
+    """The in-process model (`llm`) that every run of the CLI in this test gets: set `model.script`, read
+    `model.requests`. The CLI reports a refused request as an internal error and goes on, so the test fails at
+    teardown if there was one."""
+    monkeypatch.setattr(saving, "chat_client", lambda settings: llm)
+    yield llm
+    assert not llm.violations, "the model received bad requests:\n" + "\n".join(llm.violations)
 
 
 WIRE = ("scripted_server", "down_base_url")
