@@ -205,7 +205,7 @@ class Agent:
         self._warned: set[str] = set()
         self.recorder = recorder
         """Sees every run (the CLI's saves sessions); None saves nothing."""
-        # The file tools' ledger is the session's log, whichever session the agent holds (reset, resume).
+        # The file tools' ledger is the session's log, whichever session the agent holds (a new one after reset).
         on_change = None if recorder is None else recorder.changed
         ledger = SessionLedger(lambda: self.session, on_change)
         plan = RunPlan(lambda: self.session)
@@ -223,12 +223,14 @@ class Agent:
         served = None
         if client is None:
             from agentcli.llm.client import OpenAIChatClient
+            from agentcli.llm.window import window_of
 
             client = OpenAIChatClient(settings.require_model())
-            served = _served_window(settings)
+            served = window_of(settings)
         self.client = client
-        self._window = choose_window(settings.model, settings.context_window, served)
-        self._session = self._planned(session or Session(settings.mode, settings.stream))
+        self._session = session or Session(settings.mode, settings.stream)
+        budget = self._session.budget  # a session given (read back from the store) plans for this agent's window
+        budget.window, budget.window_from = choose_window(settings.model, settings.context_window, served)
         self.engine = Engine(
             client,
             self.tools,
@@ -244,11 +246,6 @@ class Agent:
     def session(self) -> Session:
         """The session the agent runs in: its log, its runs, its context budget."""
         return self._session
-
-    def _planned(self, session: Session) -> Session:
-        """`session`, its budget planning for the window this agent chose."""
-        session.budget.window, session.budget.window_from = self._window
-        return session
 
     @property
     def conversation(self) -> Conversation:
@@ -347,12 +344,3 @@ class Agent:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-
-def _served_window(settings: Settings) -> int | None:
-    """The window the endpoint says it serves, when none was given and the endpoint is not OpenAI's own (whose
-    models the table knows, and whose /models says nothing of windows): asked once per endpoint, never failing."""
-    if settings.context_window is not None or settings.base_url is None:
-        return None
-    from agentcli.llm.window import served_window
-
-    return served_window(settings.base_url, settings.model, settings.api_key.reveal())
