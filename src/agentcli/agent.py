@@ -343,4 +343,3 @@ class Agent:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
