@@ -143,7 +143,7 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
     settings = agent.settings
     kind = options.output_kind()
     from agentcli.render.text import visible
-    from agentcli.render.wrap import for_terminal
+    from agentcli.text import fields_wrapped, for_terminal, terminal_width
 
     def say(text: str) -> None:
         # Errors quote the server and the model: their control codes are shown, never obeyed. On a terminal, long
@@ -152,9 +152,11 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
 
     opening = Header(agent.session.id or "", settings.mode, settings.model, settings.endpoint)
     header = HeaderOnce(opening)
-    if sys.stdin.isatty():
-        saved = f" · session {opening.session_id}" if opening.session_id else ""
-        say(f"agentcli chat · model {settings.model} · mode {settings.mode} · → {settings.endpoint}{saved} · /help\n")
+    if sys.stdin.isatty():  # a line of fields, as a run's first line: broken between fields, never inside one
+        saved = [f"session {opening.session_id}"] if opening.session_id else []
+        fields = ["agentcli chat", f"model {settings.model}", f"mode {settings.mode}", f"→ {settings.endpoint}"]
+        shown = [visible(field, one_line=True) for field in [*fields, *saved, "/help"]]
+        sys.stderr.write(fields_wrapped(shown, terminal_width(sys.stderr)) + "\n")
     for line in _lines():
         text = line.strip()
         if not text:

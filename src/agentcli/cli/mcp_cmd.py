@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agentcli.cli.exits import guarded
-from agentcli.text import json_text, visible
+from agentcli.text import json_text, visible, warn_line
 
 if TYPE_CHECKING:
     from agentcli.config_file import McpServer
@@ -60,7 +60,7 @@ def list_servers(
         sys.stdout.write("\n".join(_lines(entry) for entry in report))
         for note in notes:
             if "could not start" not in note:
-                sys.stderr.write(f"warning: {visible(note, one_line=True)}\n")
+                warn_line(note)
     if started.failures:
         raise typer.Exit(1)
 

@@ -1,6 +1,9 @@
 """Plain text for pipes and logs: stable lines, no ANSI; the answer last, on stdout.
 
 Everything written goes through `visible`: a log that is `cat`-ed later must not carry control codes either.
+On a terminal, the first line breaks between its fields and messages between words (a terminal would cut a
+word in two); what a tool or the model wrote (results, diffs, plan steps) is left as it is. Anywhere else
+every line is written whole.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from agentcli.render.text import (
     tool_name,
     visible,
 )
+from agentcli.text import fields_wrapped, for_terminal, terminal_width
 
 
 class PlainRenderer:
@@ -41,6 +45,10 @@ class PlainRenderer:
         self._err.write(visible(text) + "\n")
         self._err.flush()
 
+    def _tell(self, message: str) -> None:
+        """A message of ours (which may quote the model or a server): on a terminal, wrapped between words."""
+        self._say(for_terminal(visible(message), self._err))
+
     def _end_stream(self) -> None:
         """End the line of streamed model text, if one is open."""
         if self._streamed:
@@ -50,7 +58,8 @@ class PlainRenderer:
     def handle(self, event: ev.Event) -> None:
         match event:
             case ev.RunStarted() as started:
-                self._say(f"== {headline(started)}")
+                fields = [visible(field, one_line=True) for field in headline(started)]
+                self._say(fields_wrapped([f"== {fields[0]}", *fields[1:]], terminal_width(self._err), indent="   "))
             case ev.StepStarted(step=step, max_steps=limit):
                 self._say(f"== step {step}/{limit} · thinking")
             case ev.ModelTextDelta(text=text):
@@ -70,7 +79,7 @@ class PlainRenderer:
                 self._running.add(call_id)
                 self._say(f"-- {tool_name(name)} running" + (f" · {note}" if note else ""))
             case ev.CallDenied(call_id=call_id, name=name, reason=reason):
-                self._say(f"== not run: {tool_name(name)}: {reason}")
+                self._tell(f"== not run: {tool_name(name)}: {reason}")
                 self._denied.add(call_id)
             case ev.ToolReturned() as result if result.call_id in self._denied:
                 self._denied.discard(result.call_id)  # its result is the refusal just reported: once is enough
@@ -80,36 +89,36 @@ class PlainRenderer:
                 if result.diff:  # what the call changed on disk, as a unified diff
                     self._say(textwrap.indent(result.diff.rstrip("\n"), "   "))
             case ev.StepRetried(reason=reason):
-                self._say(f"== {reason} Asking again; the text above is void.")
+                self._tell(f"== {reason} Asking again; the text above is void.")
             case ev.FormatProblem(message=message):
-                self._say(f"== format error: {message}")
+                self._tell(f"== format error: {message}")
             case ev.JudgeVerdict(passed=passed, missing=missing, note=note):
                 verdict = "passed" if passed else f"rejected: {judge_missing(missing)}"
-                self._say(f"== judge {verdict}" + (f" ({note})" if note else ""))
+                self._tell(f"== judge {verdict}" + (f" ({note})" if note else ""))
             case ev.ModelWaiting(reason=reason, seconds=seconds):
-                self._say(f"== waiting {seconds:.1f} s: {reason}")
+                self._tell(f"== waiting {seconds:.1f} s: {reason}")
             case ev.StreamingSwitchedOff(reason=reason):
-                self._say(f"== streaming off: {reason}")
+                self._tell(f"== streaming off: {reason}")
             case ev.ModeSwitched(old=old, new=new, reason=reason):
-                self._say(f"== mode {old} -> {new}: {reason}")
+                self._tell(f"== mode {old} -> {new}: {reason}")
             case ev.AnswerReady(answer=answer, warning=warning):
                 if warning:
-                    self._say(f"warning: {warning}")
+                    self._tell(f"warning: {warning}")
                 self._answer = answer
             case ev.RunFailed(reason=reason):
-                self._say(f"error: {reason}")
+                self._tell(f"error: {reason}")
             case ev.Compacted() as compacted:
-                self._say(f"== {compaction(compacted)}")
+                self._tell(f"== {compaction(compacted)}")
             case ev.PlanUpdated(steps=steps, explanation=explanation):
                 self._say("== plan" + (f": {explanation}" if explanation else ""))
                 for number, item in enumerate(steps, 1):
                     self._say(f"   {PLAN_MARKS.get(item.get('status', ''), '[ ]')} {number}. {item.get('step', '')}")
             case ev.RunFinished() as final:
-                self._say(f"== {summary(final)}")
+                self._tell(f"== {summary(final)}")
                 if final.answer is not None and not final.verified:
-                    self._say(f"== not verified: {final.unverified}")
+                    self._tell(f"== not verified: {final.unverified}")
                 if resume_hint(final):
-                    self._say(f"== {resume_hint(final)}")
+                    self._tell(f"== {resume_hint(final)}")
                 if self._answer is not None:
                     answer = visible(self._answer)
                     write_all(self._out, answer + ("" if answer.endswith("\n") else "\n"))

@@ -29,6 +29,7 @@ from agentcli import events as ev
 from agentcli.render import panels
 from agentcli.render import text as shown
 from agentcli.render.answer import print_answer
+from agentcli.text import fields_wrapped
 
 
 class RichRenderer:
@@ -51,7 +52,9 @@ class RichRenderer:
     def handle(self, event: ev.Event) -> None:
         match event:
             case ev.RunStarted() as started:
-                self._line(shown.headline(started), style="dim")  # chat passes on only its first (HeaderOnce)
+                fields = [shown.visible(field, one_line=True) for field in shown.headline(started)]
+                # broken between fields only (chat passes on only its first, HeaderOnce): soft_wrap, as laid out
+                self._err.print(Text(fields_wrapped(fields, self._err.width), style="dim"), soft_wrap=True)
             case ev.StepStarted(step=step, max_steps=limit):
                 self._settle()
                 self._title = f"THINKING · step {step}/{limit}"

@@ -82,14 +82,15 @@ def preview(content: str, name: str = "") -> str:
 WINDOW_FROM = {"server": "the server's", "table": "known model", "default": "default"}
 
 
-def headline(event: RunStarted) -> str:
-    """The first line of a run: which model, which protocol, and where the conversation goes."""
-    line = f"agentcli · model {event.model} · mode {event.mode}"
-    line += f" · → {event.endpoint}" if event.endpoint else ""
+def headline(event: RunStarted) -> list[str]:
+    """The first line of a run, field by field (a line may break between two fields, never inside one): which
+    model, which protocol, where the conversation goes, the session, the sandbox."""
+    fields = ["agentcli", f"model {event.model}", f"mode {event.mode}"]
+    fields += [f"→ {event.endpoint}"] if event.endpoint else []
     if event.window and event.window_from != "given":  # a window nobody gave: say which one is planned for
-        line += f" · window {event.window:,} ({WINDOW_FROM.get(event.window_from, event.window_from)})"
-    line += f" · session {event.session_id}" if event.session_id else ""
-    return line + (f" · sandbox: {event.sandbox}" if event.sandbox else "")
+        fields.append(f"window {event.window:,} ({WINDOW_FROM.get(event.window_from, event.window_from)})")
+    fields += [f"session {event.session_id}"] if event.session_id else []
+    return fields + ([f"sandbox: {event.sandbox}"] if event.sandbox else [])
 
 
 def progress_facts(event: ToolProgress) -> str:
