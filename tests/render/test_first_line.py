@@ -44,7 +44,9 @@ def first_line(kind: str, event: RunStarted, columns: int, monkeypatch: pytest.M
 
 @pytest.mark.parametrize("kind", ["rich", "plain"])
 @pytest.mark.parametrize("columns", [80, 120])
-@pytest.mark.parametrize("sandbox", ["none", "landlock+pid+no-network", "landlock+pid+no-network+git-ro+secrets-hidden"])
+@pytest.mark.parametrize(
+    "sandbox", ["none", "landlock+pid+no-network", "landlock+pid+no-network+git-ro+secrets-hidden"]
+)
 def test_the_first_line_breaks_between_fields(
     kind: str, columns: int, sandbox: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,25 +14,31 @@ from typing import IO
 from agentcli import events as ev
 from agentcli.render.output import write_all
 from agentcli.render.text import (
+    JUDGE_OFF,
     PLAN_MARKS,
     arguments_shown,
     compaction,
     headline,
     judge_missing,
+    judge_outcome,
     preview,
     resume_hint,
     summary,
     tool_facts,
     tool_name,
+    unsaid,
     visible,
 )
 from agentcli.text import fields_wrapped, for_terminal, terminal_width
 
 
 class PlainRenderer:
-    def __init__(self, out: IO[str], err: IO[str]) -> None:
+    def __init__(self, out: IO[str], err: IO[str], *, judge_hint: bool = True) -> None:
         self._out = out
         self._err = err
+        self._judge_hint = judge_hint
+        """Whether the next passing verdict says how to turn the judge off (see make_renderer)."""
+        self._judge_note = ""
         self._streamed = False
         self._answer: str | None = None
         self._running: set[str] = set()
@@ -92,9 +98,8 @@ class PlainRenderer:
                 self._tell(f"== {reason} Asking again; the text above is void.")
             case ev.FormatProblem(message=message):
                 self._tell(f"== format error: {message}")
-            case ev.JudgeVerdict(passed=passed, missing=missing, note=note):
-                verdict = "passed" if passed else f"rejected: {judge_missing(missing)}"
-                self._tell(f"== judge {verdict}" + (f" ({note})" if note else ""))
+            case ev.JudgeVerdict() as verdict:
+                self._judged(verdict)
             case ev.ModelWaiting(reason=reason, seconds=seconds):
                 self._tell(f"== waiting {seconds:.1f} s: {reason}")
             case ev.StreamingSwitchedOff(reason=reason):
@@ -102,7 +107,7 @@ class PlainRenderer:
             case ev.ModeSwitched(old=old, new=new, reason=reason):
                 self._tell(f"== mode {old} -> {new}: {reason}")
             case ev.AnswerReady(answer=answer, warning=warning):
-                if warning:
+                if warning := unsaid(warning, self._judge_note):
                     self._tell(f"warning: {warning}")
                 self._answer = answer
             case ev.RunFailed(reason=reason):
@@ -123,6 +128,16 @@ class PlainRenderer:
                     answer = visible(self._answer)
                     write_all(self._out, answer + ("" if answer.endswith("\n") else "\n"))
                     self._answer = None
+
+    def _judged(self, verdict: ev.JudgeVerdict) -> None:
+        said = f"== judge {judge_outcome(verdict)}"
+        said += "" if verdict.passed else f": {judge_missing(verdict.missing)}"
+        said += f" ({verdict.note})" if verdict.note else ""
+        if verdict.passed:
+            self._judge_note = verdict.note
+            if self._judge_hint:
+                said, self._judge_hint = f"{said} · {JUDGE_OFF}", False
+        self._tell(said)
 
     def close(self) -> None:
         self._end_stream()

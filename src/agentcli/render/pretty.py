@@ -33,7 +33,7 @@ from agentcli.text import fields_wrapped
 
 
 class RichRenderer:
-    def __init__(self, out: IO[str], err: IO[str]) -> None:
+    def __init__(self, out: IO[str], err: IO[str], *, judge_hint: bool = True) -> None:
         self._out_file = out
         self._err = Console(file=err, highlight=False)
         self._live: Live | None = None
@@ -48,12 +48,16 @@ class RichRenderer:
         self._calls: dict[str, ev.ToolCalled] = {}
         self._denied: set[str] = set()
         self._progress: Live | None = None
+        self._judge_hint = judge_hint
+        """Whether the next verdict line says how to turn the judge off (see make_renderer)."""
+        self._judge_note = ""
+        """What the last passing verdict line said of the answer going through unchecked."""
 
     def handle(self, event: ev.Event) -> None:
         match event:
             case ev.RunStarted() as started:
                 fields = [shown.visible(field, one_line=True) for field in shown.headline(started)]
-                # broken between fields only (chat passes on only its first, HeaderOnce): soft_wrap, as laid out
+                # broken between fields only (chat passes on only its first: OncePerSession): soft_wrap, as laid out
                 self._err.print(Text(fields_wrapped(fields, self._err.width), style="dim"), soft_wrap=True)
             case ev.StepStarted(step=step, max_steps=limit):
                 self._settle()
@@ -110,7 +114,7 @@ class RichRenderer:
                 self._err.print(panels.notice("MODE", body, "yellow"))
             case ev.AnswerReady(answer=answer, warning=warning):
                 self._answered(answer)
-                if warning:
+                if warning := shown.unsaid(warning, self._judge_note):
                     self._line(f"warning: {warning}", style="yellow")
                 print_answer(answer, self._out_file)
             case ev.RunFailed(reason=reason):
@@ -213,9 +217,15 @@ class RichRenderer:
 
     def _judged(self, verdict: ev.JudgeVerdict) -> None:
         if verdict.passed:
-            line = Text("✓ judge: passed", style="green")
+            outcome = shown.judge_outcome(verdict)
+            checked = outcome == "passed"
+            line = Text(f"{'✓' if checked else '!'} judge: {outcome}", style="green" if checked else "yellow")
             if verdict.note:
                 line.append(shown.visible(f" · {verdict.note}"), style="yellow")
+                self._judge_note = verdict.note
+            if self._judge_hint:
+                self._judge_hint = False
+                line.append(f" · {shown.JUDGE_OFF}", style="dim")
             self._err.print(line)  # above the held draft, which is still live
         elif self._draft:
             self._rejection = verdict  # under the draft if the run goes on; above the answer if it is kept

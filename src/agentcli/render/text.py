@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from agentcli.events import Compacted, RunFinished, RunStarted, ToolProgress, ToolReturned
+from agentcli.events import Compacted, JudgeVerdict, RunFinished, RunStarted, ToolProgress, ToolReturned
 from agentcli.text import excerpt
 from agentcli.text import visible as visible  # re-exported: every terminal writer escapes the same way
 
@@ -53,6 +53,23 @@ def _json(value: object) -> str:
 def judge_missing(missing: str) -> str:
     """What the judge found missing, as shown."""
     return excerpt(missing, PREVIEW_CHARS, total=True)
+
+
+JUDGE_OFF = "--no-judge, or judge = false in the config file, turns it off"
+"""How to stop the judge checking every answer (a "hello" in chat included): said with its first verdict."""
+
+
+def judge_outcome(verdict: JudgeVerdict) -> str:
+    """What the judge did with the answer, in a few words. A pass with a note is not the judge's: it could not
+    be asked (fail-open), or its rejections were spent, and the answer went through unchecked."""
+    if not verdict.passed:
+        return "rejected"
+    return "not checked" if verdict.note else "passed"
+
+
+def unsaid(warning: str, said: str) -> str:
+    """`warning` without what the judge's line has just said (the engine gives the answer the note too)."""
+    return " ".join(warning.replace(said, " ").split()) if said else warning
 
 
 ENDS_MATTER = frozenset({"run_command"})
