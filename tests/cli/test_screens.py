@@ -140,9 +140,10 @@ def test_approval_prompts_answered_yes_no_and_ctrl_c(scripted_server: ScriptedSe
 
 
 def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, workspace: Path) -> None:
-    # Ctrl-C while an answer streams: the turn is cancelled, not the session, and the partial text stays in one
-    # panel (no stale border from the live region). Then a question the server refuses: FAILED, with no empty
-    # panel before it. /exit ends the session as usual.
+    # Ctrl-C while an answer streams: the turn is cancelled and taken back, not the session, and the partial text
+    # stays in one panel (no stale border from the live region); what is said of it is what is true in a chat
+    # (ask again), not `agent resume`. Then a question the server refuses: FAILED, with no empty panel before
+    # it. /exit ends the session as usual.
     scripted_server.script = [
         stalled("Let me think about this for a while, step by step, and then some more."),
         error(400, "this model does not exist here"),
@@ -162,6 +163,8 @@ def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, worksp
     # The cancelled turn left nothing behind: the next question's request starts afresh.
     assert [m["content"] for m in scripted_server.requests[1]["messages"][1:]] == ["and now?"]
     assert screen.count("THINKING · step 1") == 1, screen
+    cancelled = screen[: screen.index("and now?")]
+    assert "agent resume" not in cancelled and "taken back" in cancelled and "ask it again" in cancelled
     check("chat_ctrl_c_120", screen)
 
 

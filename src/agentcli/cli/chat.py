@@ -48,6 +48,9 @@ JUDGE_ON = (
 )
 JUDGE_OFF = "The judge (a second model call that checks every answer) is off; `agent chat --judge` turns it on."
 
+AFTER_CANCEL = "ask it again, or ask something else"
+"""What a user can do once a turn is cancelled (`agent resume` is not it: the chat goes on without the turn)."""
+
 CONTINUED = "   … "
 """The prompt of a line that goes on the question of the line before (which ended in a backslash)."""
 
@@ -186,11 +189,11 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
             say("that line holds bytes that are not valid text; nothing was sent\n")
         else:
             try:
-                once.renderer = make_renderer(kind, sys.stdout, sys.stderr, judge_hint=not once.judged)
+                once.renderer = make_renderer(kind, sys.stdout, sys.stderr, judge_hint=not once.judged, in_chat=True)
                 approval.renderer = once.renderer if kind == "json" else once
                 answer_question(agent, text, approval.renderer)
             except KeyboardInterrupt as exc:
-                say(f"\nturn cancelled {exc}; the conversation is as it was before it\n")
+                say(f"\nturn cancelled {exc} and taken back: the conversation is as it was before it; {AFTER_CANCEL}\n")
             except AgentError as exc:  # a bug or a refusal in one turn must not end the session
                 say(f"error: {exc}\n")
             except Exception as exc:

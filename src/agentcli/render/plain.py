@@ -33,8 +33,9 @@ from agentcli.text import fields_wrapped, for_terminal, terminal_width
 
 
 class PlainRenderer:
-    def __init__(self, out: IO[str], err: IO[str], *, judge_hint: bool = True) -> None:
+    def __init__(self, out: IO[str], err: IO[str], *, judge_hint: bool = True, in_chat: bool = False) -> None:
         self._out = out
+        self._in_chat = in_chat
         self._err = err
         self._judge_hint = judge_hint
         """Whether the next passing verdict says how to turn the judge off (see make_renderer)."""
@@ -122,8 +123,8 @@ class PlainRenderer:
                 self._tell(f"== {summary(final)}")
                 if final.answer is not None and not final.verified:
                     self._tell(f"== not verified: {final.unverified}")
-                if resume_hint(final):
-                    self._tell(f"== {resume_hint(final)}")
+                if hint := resume_hint(final, interrupt_taken_back=self._in_chat):
+                    self._tell(f"== {hint}")
                 if self._answer is not None:
                     answer = visible(self._answer)
                     write_all(self._out, answer + ("" if answer.endswith("\n") else "\n"))

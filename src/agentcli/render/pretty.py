@@ -33,8 +33,9 @@ from agentcli.text import fields_wrapped
 
 
 class RichRenderer:
-    def __init__(self, out: IO[str], err: IO[str], *, judge_hint: bool = True) -> None:
+    def __init__(self, out: IO[str], err: IO[str], *, judge_hint: bool = True, in_chat: bool = False) -> None:
         self._out_file = out
+        self._in_chat = in_chat
         self._err = Console(file=err, highlight=False)
         self._live: Live | None = None
         self._step_open = False
@@ -130,8 +131,8 @@ class RichRenderer:
                 self._line(shown.summary(final), style="dim")
                 if final.answer is not None and not final.verified:
                     self._line(f"not verified: {final.unverified}", style="yellow")
-                if shown.resume_hint(final):
-                    self._line(shown.resume_hint(final), style="dim")
+                if hint := shown.resume_hint(final, interrupt_taken_back=self._in_chat):
+                    self._line(hint, style="dim")
 
     def close(self) -> None:
         self._end_progress()

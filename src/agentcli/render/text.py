@@ -117,8 +117,11 @@ def progress_facts(event: ToolProgress) -> str:
     return facts + (f" · {event.note}" if event.note else "")
 
 
-def resume_hint(event: RunFinished) -> str:
-    """For a run that did not finish and was saved: how to go on from where it stopped."""
+def resume_hint(event: RunFinished, *, interrupt_taken_back: bool = False) -> str:
+    """For a run that did not finish and was saved: how to go on from where it stopped. Not for an interrupted
+    chat turn (`interrupt_taken_back`): chat takes it back and goes on without it, and says so itself."""
+    if interrupt_taken_back and event.status == "interrupted":
+        return ""
     if event.status in ("failed", "interrupted") and event.session_id:
         return f"agent resume {event.session_id} goes on from the last saved step"
     return ""
