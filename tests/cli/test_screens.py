@@ -53,7 +53,8 @@ def screen_of(terminal: Pty) -> str:
 VARYING = [
     (re.compile(r"\b(session|resume) [0-9a-f]{8}\b"), r"\1 XXXXXXXX"),  # the same width: a box stays a box
     (re.compile(r"127\.0\.0\.1:\d{5}\b"), "127.0.0.1:NNNNN"),
-    (re.compile(r"\b\d+\.\d (m?s)\b"), r"N \1"),
+    (re.compile(r"\b(running|interrupted) · \d+ s\b"), r"\1 · N s"),
+    (re.compile(r"\b\d+\.\d+ (m?s)\b"), r"N \1"),
 ]
 
 
@@ -166,6 +167,26 @@ def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, worksp
     cancelled = screen[: screen.index("and now?")]
     assert "agent resume" not in cancelled and "taken back" in cancelled and "ask it again" in cancelled
     check("chat_ctrl_c_120", screen)
+
+
+def test_commands_long_output_and_ctrl_c_while_one_runs(scripted_server: ScriptedServer, workspace: Path) -> None:
+    # At 120 columns. A command's 200,000 lines: the panel says what the model got (its beginning and end, and
+    # the line saying how many lines were left out), not a count of what it got as if that were all. Then Ctrl-C
+    # while a command runs: its panel stays with the last lines it showed and says it was killed.
+    scripted_server.script = [
+        tool_calls(("run_command", {"command": "seq 1 200000"})),
+        tool_calls(("run_command", {"command": "printf 'line %s\\n' $(seq 1 30); sleep 30"})),
+        text("never asked"),
+    ]
+    args = ["ask", "count", "--no-judge", "--yes"]
+    terminal = Pty(args, columns=120, cwd=workspace, env=environment(scripted_server))
+    terminal.read_until("line 30")  # shown by the live panel: the command is running
+    terminal.type("\x03")
+    screen = screen_of(terminal)
+    assert terminal.process.returncode == 130, screen
+    assert "197,205 lines (1,272,517 bytes) left out here" in " ".join(screen.split())
+    assert "killed: interrupted · N s · 30 lines of output" in screen and "│ line 30" in screen
+    check("command_ctrl_c_120", screen)
 
 
 def test_help_is_as_wide_as_the_terminal(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from agentcli.render.text import (
     judge_missing,
     judge_outcome,
     preview,
+    progress_facts,
     resume_hint,
     summary,
     tool_facts,
@@ -45,6 +46,8 @@ class PlainRenderer:
         self._running: set[str] = set()
         """Calls whose start was said (a running tool reports again and again)."""
         self._denied: set[str] = set()
+        self._report: ev.ToolProgress | None = None
+        """The last report of the tool running now (None once its result has come)."""
 
     def _say(self, text: str) -> None:
         """One line (or more) on stderr, after any open line of streamed text."""
@@ -81,16 +84,19 @@ class PlainRenderer:
                     self._say("-> calls: " + ", ".join(tool_name(call["name"]) for call in calls))
             case ev.ToolCalled(name=name, arguments=arguments):
                 self._say(f"== tool {tool_name(name)} {arguments_shown(arguments)}")
-            case ev.ToolProgress(call_id=call_id, name=name, note=note) if call_id not in self._running:
-                # one line when it starts (the result's line says when it ended): a log is not a screen
-                self._running.add(call_id)
-                self._say(f"-- {tool_name(name)} running" + (f" · {note}" if note else ""))
+            case ev.ToolProgress(call_id=call_id, name=name, note=note) as report:
+                if call_id not in self._running:
+                    # one line when it starts (the result's line says when it ended): a log is not a screen
+                    self._running.add(call_id)
+                    self._say(f"-- {tool_name(name)} running" + (f" · {note}" if note else ""))
+                self._report = report
             case ev.CallDenied(call_id=call_id, name=name, reason=reason):
                 self._tell(f"== not run: {tool_name(name)}: {reason}")
                 self._denied.add(call_id)
             case ev.ToolReturned() as result if result.call_id in self._denied:
                 self._denied.discard(result.call_id)  # its result is the refusal just reported: once is enough
             case ev.ToolReturned() as result:
+                self._report = None
                 self._say(f"-- {tool_facts(result)}")
                 self._say(textwrap.indent(preview(result.content, result.name), "   "))
                 if result.diff:  # what the call changed on disk, as a unified diff
@@ -120,6 +126,11 @@ class PlainRenderer:
                 for number, item in enumerate(steps, 1):
                     self._say(f"   {PLAN_MARKS.get(item.get('status', ''), '[ ]')} {number}. {item.get('step', '')}")
             case ev.RunFinished() as final:
+                if final.status == "interrupted" and self._report is not None:  # Ctrl-C while a tool ran
+                    facts = progress_facts(self._report, state="killed: interrupted")
+                    self._say(fields_wrapped([f"-- {facts[0]}", *facts[1:]], terminal_width(self._err), indent="   "))
+                    if self._report.tail:
+                        self._say(textwrap.indent("\n".join(self._report.tail), "   "))
                 self._tell(f"== {summary(final)}")
                 if final.answer is not None and not final.verified:
                     self._tell(f"== not verified: {final.unverified}")

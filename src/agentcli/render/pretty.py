@@ -49,6 +49,8 @@ class RichRenderer:
         self._calls: dict[str, ev.ToolCalled] = {}
         self._denied: set[str] = set()
         self._progress: Live | None = None
+        self._report: ev.ToolProgress | None = None
+        """The last report of the tool running now (None once its result has come)."""
         self._judge_hint = judge_hint
         """Whether the next verdict line says how to turn the judge off (see make_renderer)."""
         self._judge_note = ""
@@ -88,6 +90,7 @@ class RichRenderer:
                 self._show_progress(progress)
             case ev.ToolReturned() as result:
                 self._end_progress()
+                self._report = None
                 self._settle()
                 made = self._calls.pop(result.call_id, None)
                 if result.call_id in self._denied:  # the refusal was the line above: once is enough
@@ -127,6 +130,8 @@ class RichRenderer:
                 self._settle()
                 self._err.print(panels.plan_panel(steps, explanation))
             case ev.RunFinished() as final:
+                if final.status == "interrupted":
+                    self._progress_stopped()
                 self._settle()  # an interrupted step leaves its panel open
                 self._line(shown.summary(final), style="dim")
                 if final.answer is not None and not final.verified:
@@ -148,16 +153,13 @@ class RichRenderer:
         """A running tool (run_command): a live TOOL panel with its arguments, the time so far and the last lines
         of its output, redrawn as reports come; only on a terminal (elsewhere the result panel says it all). The
         spinner is under the panel, not in it, for the reason the module docstring gives (Ctrl-C's `^C`)."""
+        self._report = progress
         if not self._err.is_terminal:
             return
-        call = self._calls.get(progress.call_id)
-        body = Text(shown.visible(shown.call_arguments(call.arguments) if call else ""), style="cyan")
-        for line in progress.tail:
-            body.append("\n" + shown.visible(line, one_line=True)[: self._err.width], style="dim")
-        title = panels.text(f"TOOL · {shown.tool_name(progress.name)}")
         view = Group(
-            Panel(body, title=title, title_align="left", border_style="blue"),
-            Spinner("dots", text=panels.text(shown.progress_facts(progress), style="dim")),
+            self._progress_panel(progress, border="blue"),
+            # broken between fields only, as the first line; the spinner takes two columns
+            Spinner("dots", text=Text(fields_wrapped(shown.progress_facts(progress), self._err.width - 2), "dim")),
         )
         if self._progress is None:
             self._progress = Live(view, console=self._err, refresh_per_second=8, transient=True)
@@ -165,11 +167,30 @@ class RichRenderer:
         else:
             self._progress.update(view, refresh=True)
 
+    def _progress_panel(self, progress: ev.ToolProgress, *, border: str) -> Panel:
+        call = self._calls.get(progress.call_id)
+        body = Text(shown.visible(shown.call_arguments(call.arguments) if call else ""), style="cyan")
+        for line in progress.tail:
+            body.append(("\n" if body else "") + shown.visible(line, one_line=True)[: self._err.width], style="dim")
+        title = panels.text(f"TOOL · {shown.tool_name(progress.name)}")
+        return Panel(body, title=title, title_align="left", border_style=border)
+
     def _end_progress(self) -> None:
         """Take the running tool's live panel away (transient: the result panel takes its place)."""
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+    def _progress_stopped(self) -> None:
+        """Ctrl-C while a tool ran: no result panel comes, so its panel stays as it was last shown, with the last
+        lines of output, and says that the tool was killed (the tool stops what it started before the run ends)."""
+        report, self._report = self._report, None
+        if report is None:
+            return
+        self._end_progress()
+        self._err.print(self._progress_panel(report, border="yellow"))
+        facts = shown.progress_facts(report, state="killed: interrupted")
+        self._err.print(Text(fields_wrapped(facts, self._err.width), style="yellow"), soft_wrap=True)
 
     # The step being streamed.
 

@@ -5,6 +5,7 @@ the one policy in `agentcli.text`, re-exported here for the renderers and the CL
 from __future__ import annotations
 
 import json
+import re
 
 from agentcli.events import Compacted, JudgeVerdict, RunFinished, RunStarted, ToolProgress, ToolReturned
 from agentcli.text import excerpt
@@ -76,18 +77,26 @@ ENDS_MATTER = frozenset({"run_command"})
 """Tools whose result says the most at its end (a failed build's errors): their preview is the first line (the
 exit status) and the last lines, not the head."""
 
+_LEFT_OUT = re.compile(r"\[… [\d,]+ lines? \([\d,]+ bytes\) left out here")
+"""The start of the line a command's long output is cut with (tools/commands/capture.py): the part of the
+output the model was not given, with its counts."""
+
 
 def preview(content: str, name: str = "") -> str:
     """What a tool result shows: enough to follow the run, not the whole file. Most results show their head; a
-    command's shows its status line and its tail."""
+    command's shows its status line, what the model got of a long output (the line that says what was left out
+    of it, with its counts), and its tail."""
     lines = content.splitlines()
     if name in ENDS_MATTER and len(lines) > PREVIEW_LINES:
         tail = lines[-(PREVIEW_LINES - 1) :]
         shown = "\n".join(tail)
         if len(shown) > PREVIEW_CHARS:
             shown = shown[-PREVIEW_CHARS:]
-        left = len(lines) - 1 - len(tail)
-        return f"{lines[0]}\n… ({left:,} lines, {len(content):,} characters in all)\n{shown}"
+        middle = lines[1 : len(lines) - len(tail)]
+        cut = next((line for line in middle if _LEFT_OUT.match(line)), None)  # one: output can look like it too
+        left = len(middle) - (cut is not None)
+        said = [f"… ({left:,} more {'line' if left == 1 else 'lines'} the model got, not shown here)"]
+        return "\n".join([lines[0], *said, *([cut] if cut else []), shown])
     head = "\n".join(lines[:PREVIEW_LINES])
     if len(head) > PREVIEW_CHARS:
         head = head[:PREVIEW_CHARS]
@@ -110,11 +119,12 @@ def headline(event: RunStarted) -> list[str]:
     return fields + ([f"sandbox: {event.sandbox}"] if event.sandbox else [])
 
 
-def progress_facts(event: ToolProgress) -> str:
-    """How far a running tool has got, in one line: `running · 12 s · 340 lines`."""
+def progress_facts(event: ToolProgress, state: str = "running") -> list[str]:
+    """How far a running tool has got, field by field: `running`, `12 s`, `340 lines of output`, what it runs
+    under (`sandbox: …`); `state` says what it is doing (`killed: interrupted` once Ctrl-C stopped it)."""
     lines = "line" if event.lines == 1 else "lines"
-    facts = f"running · {event.elapsed_s:.0f} s · {event.lines:,} {lines} of output"
-    return facts + (f" · {event.note}" if event.note else "")
+    facts = [state, f"{event.elapsed_s:.0f} s", f"{event.lines:,} {lines} of output"]
+    return [visible(fact, one_line=True) for fact in facts + ([event.note] if event.note else [])]
 
 
 def resume_hint(event: RunFinished, *, interrupt_taken_back: bool = False) -> str:
