@@ -16,7 +16,9 @@ from agentcli.render.output import write_all
 from agentcli.render.text import (
     JUDGE_OFF,
     PLAN_MARKS,
+    PLAN_TOOL,
     arguments_shown,
+    change_said,
     compaction,
     headline,
     judge_missing,
@@ -83,7 +85,9 @@ class PlainRenderer:
                 if calls:
                     self._say("-> calls: " + ", ".join(tool_name(call["name"]) for call in calls))
             case ev.ToolCalled(name=name, arguments=arguments):
-                self._say(f"== tool {tool_name(name)} {arguments_shown(arguments)}")
+                # update_plan's steps are said as the plan lines that follow (a refused plan's result says why)
+                shown = "" if name == PLAN_TOOL else f" {arguments_shown(arguments)}"
+                self._say(f"== tool {tool_name(name)}{shown}")
             case ev.ToolProgress(call_id=call_id, name=name, note=note) as report:
                 if call_id not in self._running:
                     # one line when it starts (the result's line says when it ended): a log is not a screen
@@ -98,9 +102,10 @@ class PlainRenderer:
             case ev.ToolReturned() as result:
                 self._report = None
                 self._say(f"-- {tool_facts(result)}")
-                self._say(textwrap.indent(preview(result.content, result.name), "   "))
-                if result.diff:  # what the call changed on disk, as a unified diff
-                    self._say(textwrap.indent(result.diff.rstrip("\n"), "   "))
+                if result.diff:  # a change: what it says of itself, then the unified diff (not the region again)
+                    self._say(textwrap.indent(f"{change_said(result.content)}\n{result.diff.rstrip()}", "   "))
+                else:
+                    self._say(textwrap.indent(preview(result.content, result.name), "   "))
             case ev.StepRetried(reason=reason):
                 self._tell(f"== {reason} Asking again; the text above is void.")
             case ev.FormatProblem(message=message):

@@ -51,6 +51,10 @@ class RichRenderer:
         self._progress: Live | None = None
         self._report: ev.ToolProgress | None = None
         """The last report of the tool running now (None once its result has come)."""
+        self._calling: str | None = None
+        """The call running now (until its result)."""
+        self._planned: str | None = None
+        """The call running now, when its plan has been shown: its result panel would show the steps again."""
         self._judge_hint = judge_hint
         """Whether the next verdict line says how to turn the judge off (see make_renderer)."""
         self._judge_note = ""
@@ -82,6 +86,7 @@ class RichRenderer:
                     self._redraw()
             case ev.ToolCalled() as call:
                 self._calls[call.call_id] = call
+                self._calling = call.call_id
             case ev.CallDenied(call_id=call_id, name=name, reason=reason):
                 self._settle()
                 self._denied.add(call_id)
@@ -93,9 +98,10 @@ class RichRenderer:
                 self._report = None
                 self._settle()
                 made = self._calls.pop(result.call_id, None)
+                planned, self._calling, self._planned = self._planned == result.call_id, None, None
                 if result.call_id in self._denied:  # the refusal was the line above: once is enough
                     self._denied.discard(result.call_id)
-                else:
+                elif not planned:  # a call that changed the plan is shown by the PLAN panel above
                     self._err.print(panels.tool_panel(result, made))
             case ev.StepRetried(reason=reason):
                 self._text += shown.visible(f"\n[{reason} Asking again; this text is void.]")
@@ -128,6 +134,7 @@ class RichRenderer:
                 self._line(f"COMPACT · {shown.compaction(compacted)}", style="yellow")
             case ev.PlanUpdated(steps=steps, explanation=explanation):
                 self._settle()
+                self._planned = self._calling  # the call that made this plan (None: a plan the run started with)
                 self._err.print(panels.plan_panel(steps, explanation))
             case ev.RunFinished() as final:
                 if final.status == "interrupted":

@@ -30,18 +30,33 @@ def arguments_shown(arguments: str) -> str:
     return excerpt(arguments, ARGUMENTS_CHARS, total=True)
 
 
-def call_arguments(arguments: str) -> str:
+def call_arguments(arguments: str, leave_out: frozenset[str] = frozenset()) -> str:
     """Tool arguments as the user reads them, in the TOOL panel and the approval prompt alike: a JSON object as
-    `key=value, ...` on one line (each value as JSON, so a string's newlines read as `\\n`), anything else as
-    sent; cut at ARGUMENTS_CHARS either way."""
+    `key=value, ...` on one line (each value as JSON, so a string's newlines read as `\\n`) but for the keys
+    in `leave_out`, anything else as sent; cut at ARGUMENTS_CHARS either way."""
     if len(arguments) <= 1_000_000:  # past a megabyte, decoding it all to show 500 characters is not worth it
         try:
             decoded = json.loads(arguments or "{}")
         except (ValueError, RecursionError):  # ValueError: broken JSON, or an integer of thousands of digits
             decoded = None
         if isinstance(decoded, dict):
-            arguments = ", ".join(f"{key}={_json(value)}" for key, value in decoded.items())
+            pairs = [(key, value) for key, value in decoded.items() if key not in leave_out]
+            arguments = ", ".join(f"{key}={_json(value)}" for key, value in pairs)
     return arguments_shown(arguments)
+
+
+DIFF_SHOWS = frozenset({"content", "old_text", "new_text"})
+"""The arguments of edit_file and write_file (names fixed by the contract) that the diff of their change shows:
+beside the diff, the panel leaves them out."""
+
+
+def change_said(content: str) -> str:
+    """What the result of an applied change says before the region of the file it shows (`Created
+    'docs/summary.md': 4 lines.`): beside the diff, which shows that region in full, only this."""
+    said = content.partition("\n")[0]
+    if said.endswith(":") and ". " in said:  # `… Lines around the change now read:` introduces the region
+        said = said[: said.rindex(". ") + 1]
+    return said
 
 
 def _json(value: object) -> str:
@@ -146,6 +161,8 @@ def tool_facts(event: ToolReturned) -> str:
 
 PLAN_MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 """How a plan step's status is shown, in rich and plain output alike."""
+PLAN_TOOL = "update_plan"
+"""The tool whose accepted steps are shown as the plan (name fixed by the contract): not again as its arguments."""
 
 
 COMPACTION_HOW = {
