@@ -33,10 +33,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench the checkout, installed or not
 
+from agentcli.tools.core.workspace import Workspace
 from agentcli.tools.files.list_files import make_list_files
 from agentcli.tools.files.search_text import make_search_text
 from agentcli.tools.files.walk import Walk
-from agentcli.tools.files.workspace import Workspace
 from common import environment_line, print_table, process_then_call, timed, verdict
 
 RUNS = 15

@@ -29,7 +29,7 @@ CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {src!r})
 from agentcli.tools.files.read_file import make_read_file
-from agentcli.tools.files.workspace import Workspace
+from agentcli.tools.core.workspace import Workspace
 
 root, name, offset, limit = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 read_file = make_read_file(Workspace(root))

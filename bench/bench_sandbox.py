@@ -2,14 +2,17 @@
 
 Each case starts `true` as run_command starts a command (its own session, stdin empty, stdout and stderr one pipe
 read to its end, then waited for) and is timed from Popen to the reaped exit, whole process. The baseline is a
-plain `/bin/sh -c true`; each other case is wrap("true") under some layers. Cases alternate run by run (drift hits
-all alike); the median is reported, and what it adds over the baseline, in wall time and in CPU time (the CPU of
-every process of the call, which a loaded machine hardly moves). Target: the full sandbox within 30 ms of
-`sh -c true` (issue 19). Last, the once-per-process detection (the launcher's --probe) against `sh -c true`.
+plain `/bin/sh -c true`; each other case is wrap("true") under some layers, the last two with the mounts (the
+credentials hidden; then in a git repository, git-ro too). Cases alternate run by run (drift hits all alike); the
+median is reported, and what it adds over the baseline, in wall time and in CPU time (the CPU of every process of
+the call, which a loaded machine hardly moves). Target: the full sandbox within 30 ms of `sh -c true` (issue 19).
+Then what wrap() itself costs the agent per command (working out the mounts), and the once-per-process detection
+(the launcher's --probe).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import tempfile
@@ -64,22 +67,37 @@ def main() -> None:
         Layers(landlock=False, pid=found.pid, network_off=False),
         Layers(landlock=False, pid=False, network_off=found.network_off),
         Layers(landlock=found.landlock, pid=found.pid, network_off=False, landlock_abi=abi),
+        dataclasses.replace(found, mounts=False),
         found,
     ):
         name = f"wrap: {layers.name()}"
         if name not in cases:
             cases[name] = wrap("true", workspace=workspace, layers=layers)
+    if found.mounts:  # the git-ro mounts, in a repository with a hooks directory and a config, as git init makes
+        repository = Path(tempfile.mkdtemp(prefix="bench-sandbox-git-"))
+        subprocess.run(["git", "init", "-q", str(repository)], check=True)
+        in_git = detect(workspace=repository)
+        cases[f"wrap: {in_git.name()}"] = wrap("true", workspace=repository, layers=in_git)
     times = interleaved({name: starter(argv, workspace) for name, argv in cases.items()}, repeat=runs, warmup=2)
     cpu = {name: cpu_per_run(argv, workspace, runs) for name, argv in cases.items()}
     base, base_cpu = median(times["sh -c true"]) * 1000, cpu["sh -c true"]
     rows = []
     for name, values in times.items():
         ms = median(values) * 1000
-        target = verdict(ms - base, TARGET_MS) if name == f"wrap: {found.name()}" else ""
+        target = verdict(ms - base, TARGET_MS) if name.startswith(f"wrap: {found.name()}") else ""
         over_cpu = f"{cpu[name] - base_cpu:+.1f}"
         rows.append([name, f"{ms:.1f}", f"{min(values) * 1000:.1f}", f"{ms - base:+.1f}", over_cpu, target])
     headers = ["case (true, whole process)", "median ms", "min ms", "over sh -c true", "CPU ms over", "<= 30 ms"]
     print_table(headers, rows)
+
+    for where in (workspace, repository) if found.mounts else (workspace,):
+        layers = detect(workspace=where)
+        started = time.perf_counter()
+        for _ in range(runs):
+            wrap("true", workspace=where, layers=layers)
+        took = (time.perf_counter() - started) / runs * 1000
+        print(f"\nwrap() in the agent, {layers.name()}: {took:.2f} ms per command", end="")
+    print()
 
     started = time.perf_counter()
     probe.cache_clear()

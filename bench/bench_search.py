@@ -26,8 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench the checkout, installed or not
 
+from agentcli.tools.core.workspace import Workspace
 from agentcli.tools.files.search_text import make_search_text
-from agentcli.tools.files.workspace import Workspace
 from common import environment_line, print_table, process_then_call, verdict
 
 SRC = sys.path[0]
@@ -40,7 +40,7 @@ CHILD = """
 import json, resource, sys
 sys.path.insert(0, {src!r})
 from agentcli.tools.files.search_text import make_search_text
-from agentcli.tools.files.workspace import Workspace
+from agentcli.tools.core.workspace import Workspace
 root, pattern, idle = sys.argv[1], sys.argv[2], sys.argv[3] == "idle"
 tool = make_search_text(Workspace(root))
 if not idle:

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 import sys
 import tempfile
@@ -28,10 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))  # bench th
 
 from agentcli.agent import Agent
 from agentcli.config import Secret, Settings
+from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
 from agentcli.llm.types import Usage
-from agentcli.store.db import Checkpoint, Store, Summary
+from agentcli.store.db import Store
 from agentcli.store.recorder import SessionRecorder, now
+from agentcli.store.saved import Snapshot, Summary
 from bench_engine import QUESTION
 from bench_startup import ratio_rows, time_commands
 from common import BenchServer, agent_command, clean_env, environment_line, interleaved, median, print_table, verdict
@@ -48,15 +49,9 @@ class TimedRecorder(SessionRecorder):
     spent = 0.0
     cpu = 0.0
 
-    def event(self, *args: Any) -> None:
+    def save(self, *args: Any) -> None:
         started, cpu = time.perf_counter(), time.thread_time()
-        super().event(*args)
-        self.spent += time.perf_counter() - started
-        self.cpu += time.thread_time() - cpu
-
-    def checkpoint(self, *args: Any) -> None:
-        started, cpu = time.perf_counter(), time.thread_time()
-        super().checkpoint(*args)
+        super().save(*args)
         self.spent += time.perf_counter() - started
         self.cpu += time.thread_time() - cpu
 
@@ -133,16 +128,8 @@ def fill(path: Path, count: int) -> None:
                 store.new_id(), stamp, stamp, "gpt-4o-mini", "api.openai.com", "/work", "native", True,
                 question, "finished", 1, run.usage,
             )  # fmt: skip
-            messages = [{"role": "user", "content": question}, {"role": "assistant", "content": "42"}]
-            store.save(
-                Checkpoint(
-                    summary,
-                    "bench",
-                    messages=[(mid, json.dumps(message)) for mid, message in enumerate(messages)],
-                    run=(0, "finished", "{}"),
-                    events=None,
-                )
-            )
+            log = Conversation([{"role": "user", "content": question}, {"role": "assistant", "content": "42"}])
+            store.save(Snapshot(summary, "bench", log, run))
 
 
 def listing(home: Path, cwd: Path) -> list[list[str]]:

@@ -10,8 +10,8 @@ body it received first is counted with tiktoken's o200k_base, for each protocol 
             An approximation: the API adds a few tokens per message, and renders tools its own way.
 - bytes:    the same two JSON texts, in UTF-8 bytes.
 
-Target: the native first request (system prompt + question + the four built-in tools) at or under 2,600 bytes
-and 650 tokens. Other agents' figures are not set beside these: a count is comparable only when the same
+Target: the native first request (system prompt + question + every built-in tool) at or under 4,800 bytes.
+Other agents' figures are not set beside these: a count is comparable only when the same
 request is counted the same way, and this script counts only ours.
 
 o200k_base normally downloads its BPE file on first use. Offline, this script takes the identical file from
@@ -46,8 +46,7 @@ from common import environment_line, print_table
 from tests.support.scripted_server import Reply, ScriptedServer, json_reply, text
 
 QUESTION = "read notes.txt and multiply the two numbers in it"
-TARGET_TOKENS = 650
-TARGET_BYTES = 2600
+TARGET_BYTES = 4800
 # A reply each mode takes as the final answer, so the run ends after the request we count.
 FINAL: dict[str, Reply] = {
     "native": text("42"),
@@ -203,8 +202,8 @@ def main() -> int:
             size = len(compact(messages).encode()) + (len(compact(tools).encode()) if tools else 0)
             if mode == "native":
                 native_total = total
-                target = f"<= {TARGET_BYTES:,} B / {TARGET_TOKENS}"
-                ok = "ok" if total <= TARGET_TOKENS and size <= TARGET_BYTES else "MISSED"
+                target = f"<= {TARGET_BYTES:,} B"
+                ok = "ok" if size <= TARGET_BYTES else "MISSED"
             else:
                 target, ok = "", ""
             extras = sorted(set(body) - {"model", "messages", "tools", "stream", "stream_options"})

@@ -88,6 +88,7 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.chdir(cwd)
     monkeypatch.setenv("AGENTCLI_HOME", str(home))  # sessions: never the user's
     monkeypatch.setenv("AGENTCLI_CONFIG", str(home / "config.toml"))  # no config file unless a test writes one
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))  # where MCP servers get their empty directories
     yield
     # Most tests leave both empty: removed now, they do not pile up for pytest to delete in one process after
     # the last test (with the rest of a run's ~9,700 entries that took 2 s idle and 15-30 s with two burners).

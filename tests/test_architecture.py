@@ -18,7 +18,6 @@ SHARED = {
     "agentcli.errors",
     "agentcli.events",
     "agentcli.config",
-    "agentcli.config_file",
     "agentcli.modes",
     "agentcli.llm.types",
     "agentcli.text",
@@ -32,10 +31,12 @@ ALLOWED = {
     "adapters": {"tools", "llm"},
     "engine": {"adapters", "tools", "llm"},
     "render": set(),
-    "agent": {"engine", "adapters", "tools", "llm", "sandbox", "mcp", "config_file"},
-    "mcp": {"tools", "store", "config_file"},  # MCP servers' tools are Tools; their logs live in the store's home
+    "config": set(),  # the table of settings and their sources: below everything, above errors and modes
+    "agent": {"engine", "adapters", "tools", "llm", "sandbox", "mcp"},
+    # MCP servers' tools are Tools; their logs live in the store's home; they start through the sandbox's launcher
+    "mcp": {"tools", "store", "sandbox"},
     "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
-    "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp", "config_file"},
+    "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp"},
 }
 
 

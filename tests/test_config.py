@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentcli.config import Secret, Settings, load_settings
+from agentcli.config import Secret, Settings, load_config, load_settings
 from agentcli.errors import ConfigError
 
 ATTACKER = "http://attacker.example:8080/v1"
@@ -26,7 +26,7 @@ def write_dotenv(tmp_path: Path, **values: str) -> Path:
     ("field", "value", "words"),
     [
         ("max_steps", 0, "--max-steps"),
-        ("mode", "telepathy", "Unknown mode"),
+        ("mode", "telepathy", "--mode must be one of native, react, json, auto"),
         ("timeout", 0.0, "LLM_TIMEOUT"),
         ("timeout", math.nan, "LLM_TIMEOUT"),
         ("max_retries", -1, "LLM_MAX_RETRIES"),
@@ -129,3 +129,32 @@ def test_a_key_goes_only_where_its_own_source_or_a_trusted_one_points(url_from: 
         else:
             assert not (url_from == ".env" and key_from in ("flag", "environment"))
             assert settings.api_key.reveal() == ("sk-k" if key_from else "")
+
+
+PHRASE = "must be at least 1024 tokens, got 10."
+
+
+@pytest.mark.parametrize(
+    ("source", "named"),
+    [
+        ("flag", "--context-window"),
+        ("environment", "LLM_CONTEXT_WINDOW"),
+        (".env", "LLM_CONTEXT_WINDOW in "),
+        ("config", "config.toml, line 2: context_window:"),
+    ],
+)
+def test_a_value_that_does_not_fit_is_one_phrase_wherever_it_came_from(source: str, named: str, tmp_path: Path) -> None:
+    """The check is the setting's own; the message names the setting where the user wrote it."""
+    (tmp_path / "config.toml").write_text(
+        'model = "m"\n' + ("context_window = 10\n" if source == "config" else ""), encoding="utf-8"
+    )
+    dotenv = write_dotenv(tmp_path, **({"LLM_CONTEXT_WINDOW": "10"} if source == ".env" else {}))
+    with pytest.raises(ConfigError) as caught:
+        load_settings(
+            config=load_config(tmp_path / "config.toml"),
+            env_file=dotenv,
+            environ={"LLM_CONTEXT_WINDOW": "10"} if source == "environment" else {},
+            context_window=10 if source == "flag" else None,  # None: not given
+        )
+    message = str(caught.value)
+    assert named in message and message.endswith(PHRASE), message

@@ -9,8 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
-from agentcli.config import load_settings
-from agentcli.config_file import NO_FILE, config_path, load_config
+from agentcli.config import NO_FILE, config_path, load_config, load_settings
 from agentcli.errors import ConfigError
 
 
@@ -39,8 +38,9 @@ def test_a_full_file_reads(tmp_path: Path) -> None:
             'api_key_env = "DEEPSEEK_API_KEY"\n[mcp.time]\ncommand = "mcp-server-time"\ntrust = true\n',
         )
     )
-    assert (config.model, config.mode, config.judge, config.max_steps) == ("m", "react", False, 4)
-    assert config.allow == ["git status"]
+    settings = load_settings(config=config, environ={}, env_file=tmp_path / "none")
+    assert (settings.model, settings.mode, settings.judge, settings.max_steps) == ("m", "react", False, 4)
+    assert (settings.context_window, settings.allow) == (8192, ("git status",))
     assert config.aliases["ds"].model == "deepseek-chat"
     assert config.mcp["time"].command == "mcp-server-time" and config.mcp["time"].timeout == 60
 
@@ -142,7 +142,7 @@ def test_a_mistake_inside_a_table_names_its_own_line_not_a_namesake_above(tmp_pa
     text = 'base_url = "http://a/v1"\nmodel = "q"\ntimeout = 5\n[aliases.b]\nmodel = "m"\nbase_url = 1\n'
     with pytest.raises(ConfigError, match=r"line 6: aliases\.b\.base_url"):
         load_config(write(tmp_path, text))
-    with pytest.raises(ConfigError, match=r"line 4: aliases\.local\.model: Field required"):
+    with pytest.raises(ConfigError, match=r"line 4: aliases\.local\.model: must be given"):
         load_config(write(tmp_path, 'timeout = 5\n\nmodel = "q"\n[aliases.local]\nbase_url = "http://x/v1"\n'))
     with pytest.raises(ConfigError, match=r"line 6: mcp\.s\.timeout"):
         load_config(write(tmp_path, 'timeout = 5\nmodel = "q"\n\n[mcp.s]\ncommand = "x"\ntimeout = -1\n'))

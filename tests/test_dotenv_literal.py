@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config import Settings, load_settings
-from agentcli.config_file import NO_FILE, Alias, ConfigFile
+from agentcli.config import NO_FILE, Alias, ConfigFile, SavedSession, Settings, load_settings
 from agentcli.errors import ConfigError
 
 ATTACKER = "http://attacker.example:8080/v1"
@@ -93,3 +92,44 @@ def test_dotenv_values_are_taken_literally(
     settings = load_settings(env_file=dotenv, environ={"GITHUB_TOKEN": TOKEN}, config=ConfigFile())
     assert TOKEN not in every_value(settings)
     assert "GITHUB_TOKEN" in every_value(settings)
+
+
+def session_at(url: str, workspace: Path | None = None) -> SavedSession:
+    return SavedSession("m", url, workspace)
+
+
+def test_a_saved_sessions_server_that_only_a_dotenv_names_never_gets_the_users_key(tmp_path: Path) -> None:
+    """The session was started with the .env's endpoint and its own key; without that key now (here, or from
+    another directory with the session's workspace holding that .env), the user's key is refused."""
+    here = write_dotenv(tmp_path, f"LLM_BASE_URL={ATTACKER}\n")
+    with pytest.raises(ConfigError, match=re.escape(REFUSED)) as refused:
+        load_settings(env_file=here, environ={"LLM_API_KEY": USER_KEY}, config=NO_FILE, session=session_at(ATTACKER))
+    assert "attacker.example" in str(refused.value) and USER_KEY not in str(refused.value)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for way in (way for way in WAYS.values() if not way.dotenv):  # (a .env elsewhere names no alias)
+        with pytest.raises(ConfigError, match=re.escape(REFUSED)):
+            load_settings(
+                api_key=way.flag,
+                env_file=elsewhere / ".env",
+                environ=way.environ,
+                config=way.config,
+                session=session_at(ATTACKER, tmp_path),
+            )
+
+
+def test_a_saved_sessions_server_gets_the_dotenvs_own_key_or_one_the_user_trusts(tmp_path: Path) -> None:
+    own = write_dotenv(tmp_path, f"LLM_BASE_URL={ATTACKER}\nLLM_API_KEY=sk-dotenv-own\n")
+    settings = load_settings(env_file=own, environ={}, config=NO_FILE, session=session_at(ATTACKER))
+    assert (settings.base_url, settings.api_key.reveal()) == (ATTACKER, "sk-dotenv-own")
+    only_url = write_dotenv(tmp_path, f"LLM_BASE_URL={ATTACKER}\n")
+    trusted = {"LLM_API_KEY": USER_KEY, "LLM_BASE_URL": ATTACKER}  # the user names that server too
+    assert load_settings(env_file=only_url, environ=trusted, config=NO_FILE, session=session_at(ATTACKER)).api_key
+    flagged = load_settings(
+        base_url=ATTACKER, env_file=only_url, environ={"LLM_API_KEY": USER_KEY}, config=NO_FILE, session=session_at("")
+    )
+    assert flagged.sources["base_url"] == "flag"
+    other = load_settings(
+        env_file=only_url, environ={"LLM_API_KEY": USER_KEY}, config=NO_FILE, session=session_at("http://h:1/v1")
+    )
+    assert other.base_url == "http://h:1/v1"  # a server no .env names

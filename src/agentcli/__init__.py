@@ -42,7 +42,7 @@ _LOCATIONS = {
     "Engine": "agentcli.engine.loop",
     "Settings": "agentcli.config",
     "load_settings": "agentcli.config",
-    "Tool": "agentcli.tools.core.registry",
+    "Tool": "agentcli.tools.core.tool",
     "ToolRegistry": "agentcli.tools.core.registry",
     "ToolResult": "agentcli.tools.core.registry",
     "builtin_tools": "agentcli.tools.builtin",
@@ -62,7 +62,8 @@ if TYPE_CHECKING:
     from agentcli.tools.builtin import builtin_tools
     from agentcli.tools.core.context import ToolContext
     from agentcli.tools.core.decorator import tool
-    from agentcli.tools.core.registry import Tool, ToolRegistry, ToolResult
+    from agentcli.tools.core.registry import ToolRegistry, ToolResult
+    from agentcli.tools.core.tool import Tool
 
 
 def __getattr__(name: str) -> Any:

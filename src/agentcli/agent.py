@@ -7,8 +7,8 @@
 
 The Agent owns the Session (the log, its runs, what was learnt about the server); a Run is one question in
 progress, and the only thing that knows how far it got when the user stops it. A Recorder (the session
-store's, given by the CLI) sees every event, and is told by the engine at every checkpoint; the engine knows
-no store.
+store's, given by the CLI) is handed each step of a run as it ends, with the events the step showed; the engine
+knows no store.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import contextlib
 import dataclasses
 import sys
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -31,16 +31,17 @@ from agentcli.engine.loop import Engine
 from agentcli.engine.policy import BeforeCall, approved_only
 from agentcli.engine.session import Session
 from agentcli.engine.state import PlanStep, RunState, State
-from agentcli.events import Event, RunFinished, ToolCalled, ToolProgress
+from agentcli.events import Event, ModelTextDelta, RunFinished, ToolCalled, ToolProgress
 from agentcli.llm.types import ChatClient, Message, Usage
 from agentcli.text import warn_line
 from agentcli.tools.builtin import builtin_list
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.progress import ToolInterrupted
-from agentcli.tools.core.registry import Tool, ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 if TYPE_CHECKING:
-    from agentcli.config_file import McpServer
+    from agentcli.config.tables import McpServer
 
 
 @dataclass(frozen=True)
@@ -55,15 +56,17 @@ class RunResult:
     transcript: list[Message] = field(default_factory=list)
 
 
+UNSAVED = (ModelTextDelta, ToolProgress)
+"""Events shown but not handed to the recorder: the decoded turn and the tool's result hold what counts."""
+
+
 class Recorder(Protocol):
-    """Sees a run as it goes (to save it): every event, and every checkpoint of the engine."""
+    """Saves a run as it goes. A step ends where the run moves to its next state and where a tool call's result
+    joins the log (store/recorder.py says why both): each time, the log and the RunState are a state the run
+    can go on from."""
 
-    def event(self, session: Session, run: RunState, event: Event) -> None:
-        """An event the renderers are shown (kept for `sessions show`); the last one, RunFinished, ends the run."""
-        ...
-
-    def checkpoint(self, session: Session, run: RunState) -> None:
-        """The log and `run` hold a state the run can go on from."""
+    def save(self, session: Session, run: RunState, events: Sequence[Event]) -> None:
+        """A step of `run` ended; `events` were shown since the last save (RunFinished among them ends the run)."""
         ...
 
     def changed(self, session: Session, record: FileRecord) -> None:
@@ -71,7 +74,7 @@ class Recorder(Protocol):
         ...
 
     def stopped(self, session: Session, run: RunState, final: RunFinished) -> None:
-        """The run ended without its last event: interrupted, or an error escaped the engine."""
+        """The run ended mid-step, without its last event: interrupted, or an error escaped the engine."""
         ...
 
 
@@ -100,17 +103,25 @@ class Run:
     def _drive(self) -> Generator[Event, None, None]:
         finished = False
         recorder, session = self._recorder, self._session
-        checkpoint = None if recorder is None else (lambda state: recorder.checkpoint(session, state))
-        events = self._engine.run(session, self.state, checkpoint, system_prompt=self._system_prompt)
+        shown: list[Event] = []  # the events of the step: since the last save
+
+        def step_ended(state: RunState) -> None:
+            if recorder is not None:
+                recorder.save(session, state, shown)
+            shown.clear()
+
+        saving = None if recorder is None else step_ended
+        events = self._engine.run(session, self.state, saving, system_prompt=self._system_prompt)
         try:
             for event in events:
                 if hasattr(event, "step"):
                     self._last = event
+                if recorder is not None and not isinstance(event, UNSAVED):
+                    shown.append(event)
                 if isinstance(event, RunFinished):
                     finished = True
                     session.learn(self.state)  # what the run found out about the server holds for the next
-                if recorder is not None:
-                    recorder.event(session, self.state, event)
+                    step_ended(self.state)  # the last step, saved before its answer is shown
                 yield event
         finally:
             in_flight = sys.exc_info()[1]
@@ -169,8 +180,8 @@ class Agent:
 
     `tools` are added to the built-ins (`builtins=False` leaves those out); `before_call` decides, before each
     tool call, whether it runs (`Allow()`) or what the model is told instead (`Deny(reason)`); a `recorder`
-    (the CLI's saves sessions) sees every event and every move. `mcp` servers (the config file's `[mcp.NAME]`
-    blocks) are started at the first run and stopped by `close()`; `warn` gets each one-line problem.
+    (the CLI's saves sessions) is handed each step of a run as it ends. `mcp` servers (the config file's
+    `[mcp.NAME]` blocks) are started at the first run and stopped by `close()`; `warn` gets each one-line problem.
     """
 
     def __init__(
@@ -205,7 +216,7 @@ class Agent:
         if "run_command" in self.tools:  # the run's first line names the sandbox its commands run in
             from agentcli.sandbox import detect
 
-            sandbox = detect(allow_network=settings.allow_network).name()
+            sandbox = detect(allow_network=settings.allow_network, workspace=settings.workspace).name()
         served = None
         if client is None:
             from agentcli.llm.client import OpenAIChatClient

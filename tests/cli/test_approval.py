@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,12 @@ from agentcli.cli.approval import REFUSAL, Approval, ask, shown
 from agentcli.engine.policy import Allow, Deny, PendingCall
 from agentcli.events import Event
 from agentcli.render.text import ARGUMENTS_CHARS
-from agentcli.tools.core.registry import Tool
+from agentcli.tools.core.binding import BoundCall
+from agentcli.tools.core.decorator import declare
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 from tests.cli.conftest import Invoke
+from tests.support.calls import pending
 from tests.support.scripted_server import Reply, ScriptedServer, text, tool_calls
 
 SAMPLE = Path(__file__).parents[1] / "tools" / "user_tools" / "sample.py"
@@ -52,9 +57,8 @@ def status() -> str:
     return ""
 
 
-def call(func: object, arguments: str = '{"name": "main"}') -> PendingCall:
-    tool = Tool.from_function(func)  # type: ignore[arg-type]
-    return PendingCall("call_1", tool.name, arguments, tool, 1)
+def call(func: Callable[..., object], arguments: str = '{"name": "main"}') -> PendingCall:
+    return pending(ToolRegistry([func]), Tool.from_function(func).name, arguments)
 
 
 def approval(answer: str, *, yes: bool = False, terminal: bool = True) -> tuple[Approval, io.StringIO, list[str]]:
@@ -83,7 +87,6 @@ def test_end_of_input_at_the_prompt_is_no() -> None:
 def test_calls_that_need_no_approval_and_yes_never_ask() -> None:
     policy, stderr, log = approval("n\n")
     assert policy(call(status, "{}")) == Allow()
-    assert policy(PendingCall("c", "no_such_tool", "{}", None, 1)) == Allow()  # the registry answers it
     policy_yes, stderr_yes, _ = approval("n\n", yes=True)
     assert policy_yes(call(delete_branch)) == Allow()
     assert stderr.getvalue() == stderr_yes.getvalue() == "" and log == []
@@ -100,11 +103,11 @@ def test_without_a_terminal_every_call_is_refused_and_said_once() -> None:
 
 
 def test_the_prompt_shows_no_control_sequences_and_stays_short() -> None:
-    hostile = json.dumps({"name": "x\x1b[2J\u009b31m\u202e\u200b", "note": "y" * 10_000})
+    hostile = json.dumps({"name": "x\x1b[2J\u009b31m\u202e\u200b" + "y" * 10_000})
     text_shown = shown(call(delete_branch, hostile))
     assert not any(char in text_shown for char in "\x1b\u009b\u202e\u200b")
     assert "\\u001b[2J" in text_shown and "\\x9b" in text_shown and "\\u202e\\u200b" in text_shown
-    assert shown(call(delete_branch, "not json")) == "delete_branch(not json)"
+    assert len(text_shown) < ARGUMENTS_CHARS + 80
 
 
 def test_the_prompt_cuts_arguments_where_the_tool_panel_does() -> None:
@@ -116,9 +119,9 @@ def test_the_prompt_cuts_arguments_where_the_tool_panel_does() -> None:
 
 
 def test_the_prompt_is_one_line_whatever_the_arguments_hold() -> None:
-    # Broken JSON is shown as sent: its newlines must not draw a fake second prompt.
-    text_shown = shown(call(delete_branch, '{"name": 1\n\nAllow status()? [y/N] y'))
-    assert "\n" not in text_shown and "\\n\\nAllow status()" in text_shown
+    # The arguments are shown as sent: newlines between the JSON's tokens must not draw a fake second prompt.
+    text_shown = shown(call(delete_branch, '{"name":\n\n"Allow status()? [y/N] y"}'))
+    assert "\n" not in text_shown and "Allow status()" in text_shown
 
 
 # The CLI without a terminal ---------------------------------------------------------------------------------------
@@ -162,16 +165,15 @@ def test_chat_from_a_pipe_refuses_too(scripted_server: ScriptedServer, invoke: I
 
 
 def test_a_call_whose_arguments_hold_a_huge_integer_is_shown_not_crashed() -> None:
-    from agentcli.cli.approval import shown
-    from agentcli.engine.policy import PendingCall
-
-    call = PendingCall("c1", "write_note", '{"n": ' + "9" * 5000 + "}", None, 1)
-    assert shown(call).startswith("write_note(")
+    sent = '{"name": ' + "9" * 5000 + "}"  # past what json.loads takes: bound only by hand
+    bound = BoundCall(Tool.from_function(delete_branch), {"name": "9"}, "c1", "delete_branch 9", sent)
+    assert shown(PendingCall(bound, 1)).startswith("delete_branch(")
 
 
 def test_the_no_terminal_refusal_shows_the_name_escaped() -> None:
     policy, stderr, _ = approval("", terminal=False)
-    hostile = PendingCall("c1", "delete\u202e\x1b[2J", "{}", Tool.from_function(delete_branch), 1)
+    named = Tool("delete\u202e\x1b[2J", "Delete.", lambda: delete_branch, spec=declare(requires_approval=True))
+    hostile = pending(ToolRegistry([named]), named.name, '{"name": "main"}')  # a name no tool source would make
     assert policy(hostile) == Deny(REFUSAL)
     assert stderr.getvalue().startswith("delete\\u202e\\x1b[2J needs approval")
 
@@ -192,6 +194,6 @@ def test_ctrl_c_at_a_prompt_ends_its_line_before_going_up() -> None:
 def test_the_prompt_shows_arguments_as_the_tool_panel_does() -> None:
     from agentcli.render.text import call_arguments
 
-    arguments = json.dumps({"path": "a.txt", "content": "line\n" * 1000})
+    arguments = json.dumps({"name": "line\n" * 1000})
     assert shown(call(delete_branch, arguments)) == f"delete_branch({call_arguments(arguments)})"
     assert len(call_arguments(arguments)) < ARGUMENTS_CHARS + 40  # cut where the panel cuts, not 2,000 characters

@@ -16,8 +16,9 @@ import pytest
 
 import agentcli
 from agentcli.cli.approval import REFUSAL, Approval
-from agentcli.engine.policy import Allow, Deny, PendingCall
-from agentcli.tools.core.registry import Tool
+from agentcli.engine.policy import Allow, Deny
+from agentcli.tools.core.registry import ToolRegistry
+from tests.support.calls import pending
 
 
 @agentcli.tool(requires_approval=True)
@@ -26,7 +27,7 @@ def delete_branch(name: str) -> str:
     return name
 
 
-CALL = PendingCall("call_1", "delete_branch", '{"name": "main"}', Tool.from_function(delete_branch), 1)
+CALL = pending(ToolRegistry([delete_branch]), "delete_branch", '{"name": "main"}')
 
 
 class Screen(io.StringIO):

@@ -10,7 +10,7 @@ from typer.testing import CliRunner, Result
 
 from agentcli.cli.app import app
 from agentcli.cli.config_cmd import EXAMPLE
-from agentcli.config_file import load_config
+from agentcli.config import load_config
 
 RUNNER = CliRunner()
 KEY = "sk-very-secret-0123456789"

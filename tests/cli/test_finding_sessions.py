@@ -11,8 +11,7 @@ from hypothesis import given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
 
-from agentcli.config import Settings, load_settings
-from agentcli.config_file import load_config
+from agentcli.config import SavedSession, Settings, load_config, load_settings
 from tests.cli.conftest import SECRET, listed
 from tests.support.scripted_server import ScriptedServer, error, text, tool_calls
 
@@ -110,8 +109,7 @@ def test_a_session_started_with_an_alias_goes_on_with_the_aliases_key(tmp_path: 
         config=load_config(path),
         environ={"DS_KEY": "ds-secret", "LLM_API_KEY": "other", "LLM_MODEL_NAME": "env-model"},
         env_file=tmp_path / "no.env",
-        session_model="deepseek-chat",
-        session_base_url="https://ds.example/v1",
+        session=SavedSession("deepseek-chat", "https://ds.example/v1"),
     )
     assert (settings.model, settings.base_url, settings.api_key.reveal()) == (
         "deepseek-chat",

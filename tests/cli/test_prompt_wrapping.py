@@ -9,8 +9,8 @@ import pytest
 
 import agentcli
 from agentcli.cli.approval import Approval, ask, command_shown
-from agentcli.engine.policy import PendingCall
-from agentcli.tools.core.registry import Tool
+from agentcli.tools.core.registry import ToolRegistry
+from tests.support.calls import pending
 
 
 class Terminal(io.StringIO):
@@ -30,10 +30,9 @@ def eighty_columns(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_long_prompt_wraps_between_words_and_ends_ready_for_the_answer() -> None:
-    tool = Tool.from_function(replace_text)
     arguments = '{"path": "docs/summary.md", "new_text": "the new text of the summary, said in a few more words"}'
     stdin, stderr = Terminal("n\n"), Terminal()
-    Approval(yes=False, stdin=stdin, stderr=stderr)(PendingCall("c1", tool.name, arguments, tool, 1))
+    Approval(yes=False, stdin=stdin, stderr=stderr)(pending(ToolRegistry([replace_text]), "replace_text", arguments))
     lines = stderr.getvalue().splitlines()
     prompt = lines[lines.index(next(line for line in lines if line.startswith("Allow "))) :]
     assert len(prompt) == 2 and all(len(line) < 80 for line in prompt)

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app, build
-from agentcli.cli.options import RunOptions
+from agentcli.config import TABLE
 from tests.support.scripted_server import ScriptedServer, text
 
 RUNNER = CliRunner()
@@ -18,9 +18,18 @@ def option_names(command: str) -> set[str]:
     return {str(param.name) for param in build(command).params if param.param_type_name == "option"}
 
 
-def test_ask_and_chat_take_the_same_run_options() -> None:
-    declared = set(RunOptions.__dataclass_fields__)
-    assert option_names("ask") - {"plan"} == option_names("chat") == declared  # --plan is ask's alone
+def test_ask_chat_and_resume_take_the_same_run_options() -> None:
+    assert option_names("ask") - {"plan"} == option_names("chat")  # --plan is ask's alone
+    assert option_names("chat") - option_names("resume") == {"mode", "continue_", "session"}
+
+
+def test_every_setting_with_flags_is_an_option_with_its_default_said() -> None:
+    text = " ".join(RUNNER.invoke(app, ["ask", "--help"], env={"COLUMNS": "200"}).stdout.split())
+    for row in TABLE:
+        for flag in row.flags:
+            assert flag.split("/")[0] in text, flag
+        if row.flags and not row.adds:
+            assert f"{row.default_text()}]." in text, row.name
 
 
 def test_a_dotenv_that_names_only_the_endpoint_does_not_get_the_key(
@@ -60,9 +69,31 @@ def test_tools_list_needs_no_model_configuration(url: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "env"),
-    [(["--timeout", "0"], {}), ([], {"LLM_TIMEOUT": "soon"}), ([], {"LLM_MAX_RETRIES": "-2"})],
+    ("args", "env", "said"),
+    [
+        (["--timeout", "0"], {}, "--timeout must be a positive number of seconds, got 0.0."),
+        ([], {"LLM_TIMEOUT": "soon"}, "LLM_TIMEOUT must be a number, got 'soon'."),
+        ([], {"LLM_MAX_RETRIES": "-2"}, "LLM_MAX_RETRIES must be at least 0, got -2."),
+        (["--context-window", "10"], {}, "--context-window must be at least 1024 tokens, got 10."),
+    ],
 )
-def test_bad_bounds_are_usage_errors(args: list[str], env: dict[str, str]) -> None:
+def test_bad_bounds_are_usage_errors_naming_what_was_given(args: list[str], env: dict[str, str], said: str) -> None:
     done = RUNNER.invoke(app, ["ask", "hi", *args], env={"LLM_MODEL_NAME": "m", **env})
-    assert done.exit_code == 2, done.stderr
+    assert done.exit_code == 2 and said in done.stderr, done.stderr
+
+
+def test_the_switches_of_the_table_reach_the_run(
+    scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--no-instructions and --read-only, a switch's off and on flags, as the run sends them."""
+    monkeypatch.chdir(workspace)
+    (workspace / "AGENTS.md").write_text("Always answer in haiku.\n", encoding="utf-8")
+    env = {"LLM_API_KEY": "k-123", "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "m"}
+    for args in ([], ["--no-instructions", "--read-only"]):
+        scripted_server.script = [text("ok")]
+        done = RUNNER.invoke(app, ["ask", "hi", "--no-judge", "--no-save", *args], env=env)
+        assert done.exit_code == 0, done.stderr
+        sent = scripted_server.requests[-1]
+        tools = {tool["function"]["name"] for tool in sent["tools"]}
+        assert ("haiku" in sent["messages"][0]["content"]) == (not args)
+        assert ("write_file" in tools) == (not args)

@@ -14,7 +14,6 @@ from agentcli.cli.app import app
 from agentcli.engine.state import PlanStep, RunState, State
 from agentcli.events import JudgeVerdict, PlanUpdated, RunFinished, ToolReturned
 from agentcli.llm.scripted import ScriptedClient, judge_fail, judge_pass, text, tool_calls
-from agentcli.store.db import state_from_json, state_json
 from agentcli.tools.builtin_schemas import BUILTIN_SCHEMAS
 from agentcli.tools.plan.tool import MAX_STEPS, STEP_CHARS
 from tests.support import scripted_server as wire
@@ -42,7 +41,7 @@ def test_an_accepted_plan_is_run_state_shown_and_read_by_the_judge(
     assert "- [completed] read the notes" in judge_text and "- [completed] multiply" in judge_text
     final = result.events[-1]
     assert isinstance(final, RunFinished) and final.verified and final.answer == "42"
-    assert state_from_json(state_json(run)) == run  # saved with the run, restored by resume
+    assert RunState.from_dict(json.loads(json.dumps(run.to_dict()))) == run  # saved with the run, for resume
 
 
 def test_two_steps_in_progress_are_refused_and_the_plan_stays(
@@ -166,7 +165,8 @@ def test_a_planning_run_neither_offers_nor_runs_a_tool_that_changes_things_unask
 ) -> None:
     """A trusted MCP server's tool runs without approval, yet changes things unless its server says it reads only:
     the planning run leaves it out, and refuses it when the model names it anyway."""
-    from agentcli.tools.core.registry import Tool
+    from agentcli.tools.core.decorator import ToolSpec
+    from agentcli.tools.core.tool import Tool
 
     ran: list[str] = []
 
@@ -175,7 +175,8 @@ def test_a_planning_run_neither_offers_nor_runs_a_tool_that_changes_things_unask
         return "deployed"
 
     agent = make_scripted_agent()
-    agent.tools.add(Tool("srv__deploy", "Deploy.", lambda: deploy, {"type": "object", "properties": {}}, changes=True))
+    changes = ToolSpec(requires_approval=False, read_only=False, idempotent=True)
+    agent.tools.add(Tool("srv__deploy", "Deploy.", lambda: deploy, {"type": "object", "properties": {}}, changes))
     assert "srv__deploy" not in agent.tools.reading() and "srv__deploy" in agent.tools
     llm.script = [tool_calls(("srv__deploy", {})), plan([{"step": "deploy", "status": "pending"}]), text("plan")]
     run = agent.start("deploy it", planning=True)

@@ -1,13 +1,15 @@
-"""The transition table, walked; and the conversation's pairing rule."""
+"""The transition table, walked; a RunState as data; and the conversation's pairing rule."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from agentcli.engine.conversation import Conversation, Entry, answered, check_pairing, pairing
-from agentcli.engine.state import TERMINAL, TRANSITIONS, RunState, State
+from agentcli.engine.state import TERMINAL, TRANSITIONS, PlanStep, RunState, State
 from agentcli.errors import InvariantError
-from agentcli.llm.types import ToolCall
+from agentcli.llm.types import ToolCall, Usage
 
 
 @pytest.mark.parametrize("source", list(State))
@@ -36,6 +38,27 @@ def test_terminal_states_have_no_way_out_and_every_state_is_reachable() -> None:
 
 def calls(*ids: str) -> list[ToolCall]:
     return [ToolCall(i, "calculator", "{}") for i in ids]
+
+
+def test_a_run_state_with_every_field_set_comes_back_from_its_json() -> None:
+    run = RunState(
+        'a "quoted" question \u2014 \x1b', mode="react", streaming=False, number=3, start=17, withdrawn=True,
+        undone=True, state=State.TOOL_EXECUTING, step=9, draft="d", draft_warning="w", rejections=1,
+        stream_retries=1, context_retries=1, format_errors=2, stuck_turns=1, usage=Usage(5, 6, 7, unreported=1),
+        plan=(PlanStep("read", "completed"), PlanStep("add")), planning=True, plan_explanation="why", answer="a",
+        verified=False, unverified="u", failure="f",
+        pending=(ToolCall("call_1", "read_file", '{"path": "a"}'), ToolCall("call_2", "calculator", "{")),
+    )  # fmt: skip
+    assert all(getattr(run, name) != value for name, value in vars(RunState("q")).items() if name != "guard")
+    run.guard.check("read_file a", "read_file", 1, "call_0")
+    data = json.loads(json.dumps(run.to_dict()))  # plain JSON, no encoder of its own
+    assert "guard" not in data  # what it holds is in the log: the engine rebuilds it
+    assert RunState.from_dict(data) == run
+
+
+def test_data_that_is_no_run_state_is_refused() -> None:
+    with pytest.raises(ValueError, match="state"):
+        RunState.from_dict({"question": "q", "state": "DANCING"})
 
 
 def test_a_well_paired_conversation_passes() -> None:

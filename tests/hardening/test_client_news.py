@@ -104,7 +104,7 @@ def test_a_number_of_thousands_of_digits_in_arguments_is_a_tool_error(raw_args: 
     tools = builtin_tools(workspace)
     result = tools.call("calculator", raw_args)
     assert result.is_error and "too many digits" in result.content
-    assert tools.signature("calculator", raw_args).startswith("calculator ")
+    assert tools.bind("calculator", raw_args).signature.startswith("calculator ")
 
 
 NEWS: list[Event] = [

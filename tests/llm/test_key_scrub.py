@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentcli.config import MASK
-from agentcli.llm.sanitize import Scrubber
+from agentcli.config import MASK, Secret
 from agentcli.llm.types import Completion, TextDelta, ToolCall
 from tests.llm.asking import asked
 from tests.llm.conftest import MakeClient
@@ -39,18 +38,18 @@ def test_a_split_key_is_masked_whatever_the_split() -> None:
     text = f"a{TEST_KEY}b{TEST_KEY}{TEST_KEY[:5]}"
     for first in range(len(text) + 1):
         for second in range(first, len(text) + 1):
-            pieces = Scrubber(TEST_KEY).pieces()
+            pieces = Secret(TEST_KEY).pieces()
             shown = [pieces.feed(part) for part in (text[:first], text[first:second], text[second:])]
             assert "".join(shown) + pieces.flush() == text.replace(TEST_KEY, MASK)
 
 
 def test_a_text_that_only_begins_like_the_key_is_held_back_until_it_is_not() -> None:
-    pieces = Scrubber(TEST_KEY).pieces()
+    pieces = Secret(TEST_KEY).pieces()
     assert pieces.feed("see sk-te") == "see "
     assert pieces.feed("a time") == "sk-tea time"
     assert pieces.flush() == ""
 
 
 def test_a_key_too_short_to_mask_leaves_the_text_alone() -> None:
-    assert Scrubber("ab").text("a cab") == "a cab"
-    assert Scrubber("ab").pieces().feed("a cab") == "a cab"
+    assert Secret("ab").masked("a cab") == "a cab"
+    assert Secret("ab").pieces().feed("a cab") == "a cab"

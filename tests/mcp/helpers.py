@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 
 BIN = Path(sys.executable).parent
 TIME_SERVER = str(BIN / "mcp-server-time")
@@ -41,10 +41,15 @@ def _table(value: dict[str, str]) -> str:
     return "{" + ", ".join(f"{key} = {json.dumps(item)}" for key, item in value.items()) + "}"
 
 
-def alive(pid: int) -> bool:
-    """Whether process `pid` still runs (a zombie waiting to be reaped does not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+def holding(argument: str) -> list[int]:
+    """The live processes (zombies waiting to be reaped do not count) with `argument` among their argv items: how
+    a test finds a server and what it started, whose own pids are those of their PID namespace."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            live = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            if entry.name.isdigit() and live and argument.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found

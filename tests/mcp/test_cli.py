@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from tests.mcp.helpers import config_text, hostile_block
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 

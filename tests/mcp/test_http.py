@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.mcp.manager import McpServers
 from agentcli.tools.core.registry import ToolRegistry
 

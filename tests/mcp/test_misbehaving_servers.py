@@ -16,12 +16,12 @@ import pytest
 import agentcli.mcp
 import agentcli.mcp.manager
 from agentcli.agent import Agent
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.events import ToolReturned
 from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.mcp.manager import McpServers
 from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
-from tests.mcp.helpers import alive, config_text, hostile_block, time_block
+from tests.mcp.helpers import config_text, holding, hostile_block, time_block
 from tests.mcp.servers.hostile import BANNER
 from tests.support.agents import agent_settings
 from tests.support.processes import AGENT
@@ -170,13 +170,11 @@ def test_closing_the_agent_stops_the_server_and_what_it_started(workspace: Path,
     block = hostile_block("--child", "--pid-file", str(pids), trust=True)
     with Agent(agent_settings(workspace), client=ScriptedClient([text("done")]), mcp={"h": block}) as agent:
         agent.run("go")
-        server, child = (int(pid) for pid in pids.read_text().split())
-        assert alive(server) and alive(child)
+        assert len(holding(str(pids))) >= 2  # the server and its helper (and the launcher, whose argv ends in theirs)
     deadline = time.monotonic() + 10
-    while (alive(server) or alive(child)) and time.monotonic() < deadline:
+    while holding(str(pids)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not alive(server) and not alive(child)
-    assert os.getpid() != server
+    assert not holding(str(pids))
 
 
 def test_a_banner_on_stdout_goes_to_the_log_and_the_messages_around_it_are_read(tmp_path: Path) -> None:
@@ -192,6 +190,18 @@ def test_a_banner_on_stdout_goes_to_the_log_and_the_messages_around_it_are_read(
     assert f"not a JSON-RPC message, ignored: {BANNER}\n" in log and "ignored: answering request 2\n" in log
     assert "mcp.client.stdio: Failed to parse JSONRPC message" in log  # the SDK's record of each line
     # That none of it reaches the terminal: the last test's, in a process of its own (whose stderr is one).
+
+
+def test_a_banner_that_is_not_utf8_is_one_more_ignored_line(tmp_path: Path) -> None:
+    # The SDK's strict decoding ended its reader on such a line: the start waited out its 30 s and lost the server.
+    servers = McpServers({"h": hostile_block("--binary-banner", trust=True)}, warn=pytest.fail, logs=tmp_path)
+    try:
+        tools = ToolRegistry(servers.start())
+        result = tools.call("h__clock", "{}")
+    finally:
+        servers.close()
+    assert not result.is_error
+    assert "not a JSON-RPC message, ignored: \ufffd\ufffd hostile 1.0" in (tmp_path / "h.log").read_text("utf-8")
 
 
 def test_a_tool_too_deep_too_large_or_malformed_is_left_out_and_its_siblings_stay(tmp_path: Path) -> None:

@@ -13,13 +13,13 @@ import pytest
 
 from agentcli.agent import Agent
 from agentcli.cli.approval import REFUSAL, Approval
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.engine.policy import allow_all
 from agentcli.events import CallDenied, ToolReturned
 from agentcli.llm.scripted import Reply, ScriptedClient, json_reply, text, tool_calls
 from agentcli.llm.types import ChatRequest
 from agentcli.mcp.manager import McpServers
-from agentcli.tools.core.registry import Tool
+from agentcli.tools.core.tool import Tool
 from tests.mcp.helpers import GIT_SERVER, time_block
 from tests.support.agents import agent_settings
 
@@ -64,9 +64,9 @@ def test_their_tools_are_listed_with_the_servers_schemas(servers: McpServers, mc
     assert status.parameters == {**listed_schema(servers, "git", "git_status"), "type": "object"}
     assert status.parameters["required"] == ["repo_path"]
     assert status.description == "Shows the working tree status"
-    assert status.requires_approval and status.source == "mcp git"
+    assert status.spec.requires_approval and status.source == "mcp git"
     clock = by_name["time__get_current_time"]
-    assert not clock.requires_approval and clock.source == "mcp time"  # trust = true
+    assert not clock.spec.requires_approval and clock.source == "mcp time"  # trust = true
     assert clock.openai_schema()["function"]["parameters"]["properties"]["timezone"]["type"] == "string"
 
 

@@ -23,7 +23,8 @@ from agentcli.mcp.schema import (
     validator,
 )
 from agentcli.tools.core.describe import describe_parameters
-from agentcli.tools.core.registry import Tool, ToolRegistry
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 from tests.support.properties import BOUNDARY_EXAMPLES
 
 JSON = st.recursive(

@@ -242,6 +242,67 @@ def agent_process(workspace: Path, layers: Layers) -> dict[str, object]:
     return results
 
 
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@t",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@t",
+}
+
+
+def git_planting(workspace: Path) -> dict[str, object]:
+    """A command plants a hook and core.fsmonitor in a real repository, then commits as usual; then this user's own
+    commit, outside the sandbox, which must run nothing planted."""
+    os.environ.update(GIT_IDENTITY)
+    repo, marker = workspace / "repo", workspace / "planted-code-ran"
+    repo.mkdir()
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "first"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    layers = detect(workspace=repo)
+    plant = (
+        f"printf '#!/bin/sh\\ntouch {marker}\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; "
+        f"git config core.fsmonitor 'touch {marker}; false'; "
+        "echo in > in.txt && git add in.txt && git commit -q -m inside && echo committed"
+    )
+    code, out = run(plant, repo, layers)
+    after = subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "after"], cwd=repo, check=False)
+    subprocess.run(["git", "status"], cwd=repo, capture_output=True, check=False)
+    return {"layers": layers.name(), "code": code, "out": out, "after": after.returncode, "ran": marker.exists()}
+
+
+def unwritable_repository(workspace: Path) -> dict[str, object]:
+    """A repository without `.git/hooks` that this user may not write (no command may make one there either)."""
+    repo = workspace / "read-only-repo"
+    repo.mkdir()
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "first"]):
+        subprocess.run(["git", *args], cwd=repo, check=True)
+    for sample in (repo / ".git" / "hooks").iterdir():
+        sample.unlink()
+    (repo / ".git" / "hooks").rmdir()
+    (repo / ".git").chmod(0o555)
+    try:
+        code, out = run("git log --format=%s", repo, detect(workspace=repo))
+    finally:
+        (repo / ".git").chmod(0o755)
+    return {"code": code, "out": out}
+
+
+def secrets(workspace: Path, outside: Path, layers: Layers) -> dict[str, object]:
+    """What a command reads of a home holding a key and a .netrc (and a file that is nobody's secret)."""
+    home = outside / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("key-of-the-user\n")
+    (home / ".netrc").write_text("machine example.com password pw-of-the-user\n")
+    (home / "notes.txt").write_text("readable\n")
+    before = os.environ["HOME"]
+    os.environ["HOME"] = str(home)
+    try:
+        code, out = run("cat ~/.ssh/id_ed25519 ~/.netrc ~/notes.txt", workspace, detect())
+    finally:
+        os.environ["HOME"] = before
+    return {"code": code, "out": out}
+
+
 def main() -> None:
     _flag, _key, workspace_arg, outside_arg = sys.argv[1:5]
     workspace, outside = Path(workspace_arg), Path(outside_arg)
@@ -262,6 +323,9 @@ def main() -> None:
     report["network_allowed"] = network(workspace, allowed)
     report["abstract_off"] = abstract_socket(workspace, full)
     report["abstract_allowed"] = abstract_socket(workspace, allowed)
+    report["secrets"] = secrets(workspace, outside, full)
+    report["git"] = git_planting(workspace)
+    report["unwritable_repository"] = unwritable_repository(workspace)
     report["mounts_unchanged"] = Path("/proc/self/mountinfo").read_text() == mounts
     print(json.dumps(report))
 

@@ -230,3 +230,28 @@ def test_abstract_unix_sockets_are_out_of_reach_with_or_without_the_network(repo
 
 def test_the_callers_mounts_are_untouched(report: dict[str, Any]) -> None:
     assert report["mounts_unchanged"] is True
+
+
+def test_a_command_cannot_read_the_users_credentials(report: dict[str, Any]) -> None:
+    needs(report, "secrets-hidden")
+    out = report["secrets"]["out"]
+    assert "key-of-the-user" not in out and "pw-of-the-user" not in out
+    assert out.endswith("readable\n")  # the rest of the home
+
+
+def test_a_command_cannot_plant_git_hooks_or_config(report: dict[str, Any]) -> None:
+    git = report["git"]
+    if "git-ro" not in git["layers"].split("+"):
+        pytest.skip(f"this machine gives the sandbox layers {git['layers']!r} in a repository, without git-ro")
+    assert git["out"].endswith("committed\n"), git  # the command's own commit worked
+    assert "Read-only file system" in git["out"]
+    assert git["after"] == 0
+    assert git["ran"] is False  # the commit and status here, outside the sandbox, ran nothing planted
+
+
+def test_a_repository_the_user_may_not_write_still_runs_commands(report: dict[str, Any]) -> None:
+    """No `.git/hooks` and no right to make one (a checkout someone else owns): nothing to mount, nothing refused."""
+    needs(report, "secrets-hidden")
+    if report["uid"] == 0:
+        pytest.skip("root writes where the mode says no: the ordinary user's run tries this")
+    assert report["unwritable_repository"]["out"] == "first\n", report["unwritable_repository"]

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcli.sandbox import Layers, detect, wrap
+from agentcli.sandbox import Layers, detect, kernel, wrap
 from agentcli.sandbox import launcher as launcher_module
-from agentcli.sandbox.argv import LAUNCHER
+from agentcli.sandbox.argv import KERNEL, LAUNCHER, launcher_argv
 from agentcli.sandbox.probe import probe
 
 LAYERS = detect()
@@ -53,11 +53,11 @@ def test_the_command_reaches_the_shell_verbatim(tmp_path_factory: pytest.TempPat
 def test_wrap_puts_the_command_last_and_alone(tmp_path: Path) -> None:
     command = "echo 'a b' \"$HOME\" `id` $(id) ; -x --"
     argv = wrap(command, workspace=tmp_path, layers=Layers(landlock=True, pid=True, network_off=True))
-    assert argv[-1] == command
+    assert argv[-4:] == ["--", "/bin/sh", "-c", command]
     # the launcher's text as read at the first command, by the real interpreter: nothing a command may rewrite
-    assert argv[:5] == [os.path.realpath(sys.executable), "-I", "-S", "-c", LAUNCHER.read_text(encoding="utf-8")]
-    assert argv[5] == "landlock,pid,no-network"
-    assert argv[6] == str(tmp_path.resolve())
+    assert argv[:4] == [os.path.realpath(sys.executable), "-I", "-S", "-c"]
+    assert argv[4] == KERNEL.read_text(encoding="utf-8") + "\n\n" + LAUNCHER.read_text(encoding="utf-8")
+    assert argv[5:9] == ["--layers", "landlock,pid,no-network", "--write", str(tmp_path.resolve())]
 
 
 @needs_a_layer
@@ -76,16 +76,37 @@ def test_a_layer_that_cannot_be_set_stops_the_command_with_one_line(tmp_path: Pa
     assert lines == [f"agentcli sandbox: cannot start the command: landlock: {missing} does not exist"]
 
 
+@pytest.mark.skipif(not LAYERS.pid, reason="this machine has no PID namespace for the launcher to supervise")
+def test_a_launcher_started_with_stdin_closed_runs_the_command(tmp_path: Path) -> None:
+    """The launcher gives its stdin and stdout up to the command; one it never had is no set-up failure."""
+    argv = wrap("echo ran", workspace=tmp_path, layers=LAYERS)
+    done = subprocess.run(["/bin/sh", "-c", 'exec "$@" <&-', "sh", *argv], capture_output=True, timeout=60, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"ran\n", b"")
+
+
+@pytest.mark.skipif(not LAYERS.mounts, reason="this machine has no mount namespace to mount in")
+def test_a_mount_that_cannot_be_made_stops_the_command_with_one_line(tmp_path: Path) -> None:
+    missing = tmp_path / "gone"
+    argv = [*launcher_argv(), "--layers", "pid", "--read-only", str(missing), "--", "/bin/sh", "-c", "echo ran"]
+    failed = subprocess.run(argv, cwd=tmp_path, input=b"", capture_output=True, timeout=60, check=False)
+    assert failed.returncode == launcher_module.EXIT_SETUP_FAILED
+    assert failed.stdout == b""
+    assert failed.stderr.decode().splitlines() == [
+        f"agentcli sandbox: cannot start the command: bind {missing}: No such file or directory"
+    ]
+
+
 def test_the_launcher_refuses_a_malformed_call() -> None:
-    done = subprocess.run([sys.executable, "-I", "-S", str(LAUNCHER), "landlock"], capture_output=True, check=False)
-    assert done.returncode == 2
-    assert b"usage:" in done.stderr and b"Traceback" not in done.stderr
+    for malformed in (["landlock"], ["--layers", "pid"], ["--bogus", "x", "--", "true"], ["--layers", "pid", "--"]):
+        done = subprocess.run([*launcher_argv(), *malformed], capture_output=True, check=False)
+        assert done.returncode == 2, malformed
+        assert b"usage:" in done.stderr and b"Traceback" not in done.stderr
 
 
 def test_the_launcher_imports_next_to_nothing(tmp_path: Path) -> None:
     """Its start-up is the sandbox's cost: no agentcli, no ctypes package, no enum/typing (signal would bring them)."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-I", "-S", str(LAUNCHER), "-", str(tmp_path), str(tmp_path), "true"],
+        [launcher_argv()[0], "-X", "importtime", *launcher_argv()[1:], "--write", str(tmp_path), "--", "/bin/true"],
         input=b"",  # an empty stdin; not /dev/null, which some machines make root-only
         capture_output=True,
         check=True,
@@ -107,7 +128,7 @@ def test_detection_is_cached_and_honours_allow_network() -> None:
 
 def test_detection_finds_landlock_where_the_kernel_has_it() -> None:
     """A detection that found nothing would skip every hole test: it must see what the kernel offers."""
-    abi = launcher_module.landlock_abi()
+    abi = kernel.landlock_abi()
     assert detect().landlock == (abi >= 1)
     assert detect().landlock_abi == abi
 
@@ -128,7 +149,7 @@ def test_switched_off_wrap_is_plain_sh(monkeypatch: pytest.MonkeyPatch, tmp_path
 
 @pytest.mark.parametrize("abi", range(1, 9))
 def test_the_ruleset_handles_every_write_right_the_abi_can_name(abi: int) -> None:
-    launcher = launcher_module
+    launcher = kernel
     handled = launcher.handled_rights(abi)
     basic = launcher.WRITE_FILE | launcher.REMOVE_FILE | launcher.REMOVE_DIR | launcher.MAKE_REG | launcher.MAKE_SYM
     assert handled & basic == basic

@@ -14,6 +14,9 @@ from agentcli.sandbox.layers import NONE
 @pytest.mark.parametrize(
     ("layers", "name"),
     [
+        (Layers(True, True, True, mounts=True, git=True), "landlock+pid+no-network+git-ro+secrets-hidden"),
+        (Layers(True, True, True, mounts=True, git=False), "landlock+pid+no-network+secrets-hidden"),
+        (Layers(True, True, True, mounts=False, git=True), "landlock+pid+no-network"),  # no mounts: neither
         (Layers(landlock=True, pid=True, network_off=True), "landlock+pid+no-network"),
         (Layers(landlock=True, pid=True, network_off=False), "landlock+pid"),
         (Layers(landlock=False, pid=False, network_off=True), "no-network"),

@@ -20,8 +20,9 @@ from typer.testing import CliRunner, Result
 from agentcli.agent import Agent
 from agentcli.cli.app import app
 from agentcli.config import Secret, Settings
-from agentcli.store.db import Saved, Store
+from agentcli.store.db import Store
 from agentcli.store.recorder import SessionRecorder
+from agentcli.store.saved import Saved
 from tests.cli.conftest import SECRET
 from tests.support.processes import start_agent
 from tests.support.scripted_server import Reply, ScriptedServer, drop, judge_fail, judge_pass, text, tool_calls

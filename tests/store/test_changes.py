@@ -15,13 +15,14 @@ from typer.testing import CliRunner
 from agentcli.agent import Agent
 from agentcli.cli.app import app
 from agentcli.cli.approval import REFUSAL, Approval
-from agentcli.engine.policy import Allow, Deny, PendingCall, allow_all
+from agentcli.engine.policy import Allow, Deny, allow_all
 from agentcli.events import ToolReturned
 from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.store.db import Store
 from agentcli.store.loading import to_session
 from agentcli.store.recorder import SessionRecorder
 from tests.support.agents import agent_settings
+from tests.support.calls import pending
 
 RUNNER = CliRunner()
 
@@ -137,21 +138,19 @@ def test_the_approval_prompt_shows_the_diff_and_takes_a_reason_or_always(tmp_pat
     (tmp_path / "a.txt").write_text("one\n")
     agent = Agent(agent_settings(tmp_path), client=ScriptedClient())
     agent.tools.context.ledger.saw("a.txt", _sha(b"one\n"))  # type: ignore[union-attr]
-    arguments = json.dumps({"path": "a.txt", "old_text": "one", "new_text": "two"})
-    tool = agent.tools.get("edit_file")
-    pending = PendingCall("c1", "edit_file", arguments, tool, 1, lambda: agent.tools.preview("edit_file", arguments))
+    call = pending(agent.tools, "edit_file", {"path": "a.txt", "old_text": "one", "new_text": "two"})
     for answer, expected in (
         ("n too risky\n", Deny(f"{REFUSAL} The user said: too risky")),
         ("\n", Deny(REFUSAL)),
         ("a\n", Allow()),
     ):
         stderr = Terminal()
-        decision = Approval(yes=False, stdin=Terminal(answer), stderr=stderr)(pending)
+        decision = Approval(yes=False, stdin=Terminal(answer), stderr=stderr)(call)
         assert decision == expected
         assert "-one" in stderr.getvalue() and "+two" in stderr.getvalue()
     always = Approval(yes=False, stdin=Terminal("a\n"), stderr=Terminal())
-    assert always(pending) == Allow()
-    assert always(pending) == Allow()  # not asked again: stdin has nothing more to give
+    assert always(call) == Allow()
+    assert always(call) == Allow()  # not asked again: stdin has nothing more to give
     assert (tmp_path / "a.txt").read_text() == "one\n"  # a preview changes nothing
 
 

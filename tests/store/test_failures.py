@@ -61,7 +61,7 @@ def test_a_garbage_database_is_left_alone_and_the_run_answers(ask: Any, home: Pa
 
 def test_a_database_from_a_newer_agentcli_is_left_alone(ask: Any, home: Path) -> None:
     with sqlite3.connect(home / "sessions.db") as raw:
-        raw.execute(f"PRAGMA user_version = {schema.schema_version() + 5}")
+        raw.execute(f"PRAGMA user_version = {schema.VERSION + 5}")
     before = (home / "sessions.db").read_bytes()
     assert_answered_with_one_warning(ask(), "newer agentcli")
     assert (home / "sessions.db").read_bytes() == before

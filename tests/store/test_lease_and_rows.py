@@ -1,5 +1,4 @@
-"""The store's v2 ground: one process runs a session at a time (the lease), rows read back are checked, and a
-v1 file is migrated without losing a message."""
+"""One process runs a session at a time (the lease), and every row read back is checked."""
 
 from __future__ import annotations
 
@@ -14,14 +13,15 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
+from agentcli.engine.conversation import Conversation
 from agentcli.engine.state import RunState, State
 from agentcli.errors import StoreError
 from agentcli.llm.types import Usage
-from agentcli.store.db import Checkpoint, Store, Summary, state_json
+from agentcli.store.db import Store
 from agentcli.store.lease import Owner, SessionBusy, this_process
 from agentcli.store.loading import to_session
 from agentcli.store.recorder import now
-from agentcli.store.schema import V1, schema_version
+from agentcli.store.saved import Snapshot, Summary
 
 RUNNER = CliRunner()
 
@@ -49,8 +49,9 @@ def save_one(store: Store, owner: Owner, *, status: str = "interrupted") -> str:
     run = RunState("what is 6*7?", state=State.THINKING, step=1)
     stamp = now()
     summary = Summary(store.new_id(), stamp, stamp, "m", "h", "/w", "native", True, run.question, status, 1, Usage())
-    message = json.dumps({"role": "user", "content": run.question})
-    store.save(Checkpoint(summary, str(owner), [(0, message)], (0, status, state_json(run)), None))
+    log = Conversation()
+    log.add_user(run.question)
+    store.save(Snapshot(summary, str(owner), log, run))
     return summary.id
 
 
@@ -77,9 +78,10 @@ def test_a_save_by_a_process_that_lost_the_lease_is_refused(tmp_path: Path) -> N
 
 def save_one_more(store: Store, sid: str, owner: Owner) -> None:
     summary = Summary(sid, now(), now(), "m", "h", "/w", "native", True, "again", "running", 1, Usage())
-    store.save(
-        Checkpoint(summary, str(owner), [(1, '{"role": "user", "content": "again"}')], (0, "running", "{}"), None)
-    )
+    log = Conversation()
+    log.add_user("what is 6*7?")
+    log.add_user("again")
+    store.save(Snapshot(summary, str(owner), log, RunState("again")))
 
 
 def test_resume_and_continue_refuse_a_session_a_live_process_runs(
@@ -124,28 +126,3 @@ def test_a_log_that_no_longer_pairs_cannot_go_on(tmp_path: Path) -> None:
         raw.execute('INSERT INTO messages VALUES (?, 1, \'{"role": "tool", "tool_call_id": "x"}\')', (sid,))
     with Store.open(path) as store, pytest.raises(StoreError, match="damaged and cannot go on"):
         to_session(store.load(sid), keep_last=False)
-
-
-def test_a_version_1_file_is_migrated_with_every_message(tmp_path: Path) -> None:
-    path = tmp_path / "sessions.db"
-    with sqlite3.connect(path) as raw:
-        for statement in V1:
-            raw.execute(statement)
-        raw.execute(
-            "INSERT INTO sessions VALUES "
-            "('0123abcd', 'c', 'u', 'm', 'h', '/w', 'native', 1, 'q', 'finished', 1, 1, 2, 0)"
-        )
-        for position, content in enumerate(("q", "a")):
-            role = ("user", "assistant")[position]
-            body = json.dumps({"role": role, "content": content})
-            raw.execute("INSERT INTO messages VALUES ('0123abcd', ?, ?)", (position, body))
-        run = RunState("q", state=State.FINISHED, step=1, answer="a")
-        raw.execute("INSERT INTO runs VALUES ('0123abcd', 0, 'finished', ?)", (state_json(run),))
-        raw.execute("PRAGMA user_version = 1")
-    with Store.open(path) as store:
-        saved = store.load("0123abcd")
-    assert [(entry.id, entry.message["content"]) for entry in saved.entries] == [(0, "q"), (1, "a")]
-    assert saved.runs[0].answer == "a" and not saved.runs[0].withdrawn
-    assert saved.summary.base_url is None  # saved before base URLs were kept: only its host is known
-    with sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone() == (schema_version(),)

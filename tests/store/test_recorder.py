@@ -7,10 +7,9 @@ import os
 from pathlib import Path
 
 from agentcli.engine.state import State
-from agentcli.events import ModelTextDelta, RunFinished, ToolReturned
+from agentcli.events import Event, ModelTextDelta, RunFinished, ToolReturned
 from agentcli.store.db import Store
 from agentcli.store.loading import last_status, to_session
-from agentcli.store.replay import decode
 from tests.store.conftest import SavingAgent, saved_session
 from tests.support.scripted_server import ScriptedServer, error, text, tool_calls
 
@@ -30,7 +29,7 @@ def test_a_saved_session_is_the_session_in_memory(scripted_server: ScriptedServe
     assert summary.endpoint == scripted_server.base_url.split("//")[1].split("/")[0]
     with_events = [event for event in first.events if not isinstance(event, ModelTextDelta)]
     with Store.open() as store:
-        replayed = [decode(data) for number, data in store.events(summary.id) if number == 0]
+        replayed = [Event.from_dict(data) for number, data in store.events(summary.id) if number == 0]
     assert replayed == with_events  # what `sessions show` replays is what the renderers were shown
 
 

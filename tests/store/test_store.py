@@ -1,19 +1,17 @@
-"""The store on its own: where it lives, its file modes, its schema version and migrations, its ids."""
+"""The store on its own: where it lives, its file modes, its schema version, its ids (test_one_schema.py: files of
+another version)."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import stat
 from pathlib import Path
 
 import pytest
 
-from agentcli.engine.state import RunState, State
 from agentcli.errors import StoreError
-from agentcli.llm.types import ToolCall, Usage
 from agentcli.store import schema
-from agentcli.store.db import Store, UnknownSession, state_from_json, state_json
+from agentcli.store.db import Store, UnknownSession
 from agentcli.store.paths import database_path, home
 
 
@@ -36,7 +34,7 @@ def test_a_new_store_is_private_in_wal_mode_at_the_current_version(tmp_path: Pat
     path = tmp_path / "home" / "sessions.db"
     with Store.open(path), sqlite3.connect(path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-        assert raw.execute("PRAGMA user_version").fetchone() == (schema.schema_version(),)
+        assert raw.execute("PRAGMA user_version").fetchone() == (schema.VERSION,)
         raw.execute("CREATE TABLE probe (x)")  # a write makes the -wal and -shm files exist
         for name in ("sessions.db", "sessions.db-wal", "sessions.db-shm"):
             assert mode(tmp_path / "home" / name) == 0o600, name
@@ -53,25 +51,11 @@ def test_a_too_open_file_and_directory_are_tightened(tmp_path: Path) -> None:
     assert mode(folder) == 0o700 and mode(folder / "sessions.db") == 0o600
 
 
-def test_an_older_database_is_migrated_forward_keeping_its_data(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "sessions.db"
-    with Store.open(path) as store:
-        raw = store._db
-        raw.execute("INSERT INTO messages VALUES ('abc', 0, '{}')")
-    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, ("ALTER TABLE sessions ADD COLUMN note TEXT",)])
-    with Store.open(path), sqlite3.connect(path) as raw:
-        assert raw.execute("PRAGMA user_version").fetchone() == (schema.schema_version(),)
-        assert "note" in [row[1] for row in raw.execute("PRAGMA table_info(sessions)")]
-        assert raw.execute("SELECT session_id FROM messages").fetchall() == [("abc",)]
-
-
 def test_a_newer_database_is_refused_and_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
     with sqlite3.connect(path) as raw:
         raw.execute("CREATE TABLE future (x)")
-        raw.execute(f"PRAGMA user_version = {schema.schema_version() + 1}")
+        raw.execute(f"PRAGMA user_version = {schema.VERSION + 1}")
     before = path.read_bytes()
     with pytest.raises(StoreError, match="newer agentcli"):
         Store.open(path)
@@ -107,12 +91,3 @@ def test_ids_are_typed_by_any_unique_prefix(tmp_path: Path) -> None:
             with pytest.raises(UnknownSession, match=problem):
                 store.resolve(reference)
         assert [item.id for item in store.summaries(2)] == ["77aa0011", "3fb00000"]
-
-
-def test_a_run_state_is_saved_as_exactly_its_to_dict() -> None:
-    run = RunState("q", mode="react", state=State.TOOL_EXECUTING, step=3, rejections=1, usage=Usage(5, 6, 7))
-    run.pending = (ToolCall("call_1", "read_file", '{"path": "a"}'), ToolCall("call_2", "calculator", "{"))
-    run.guard.check("read_file a", "read_file", 1, "call_0")
-    run.guard.check("read_file a", "read_file", 2, "call_9")
-    assert json.loads(state_json(run)) == run.to_dict()
-    assert state_from_json(state_json(run)) == run

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from agentcli.config import Settings
 from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.ledger import digest
 from agentcli.tools.files import diffs
 from agentcli.tools.files.changes import Plan, plan_edit, plan_write
-from agentcli.tools.files.ledger import digest
 
 HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n")
 

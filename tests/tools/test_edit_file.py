@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentcli.tools.builtin import builtin_tools
+from agentcli.tools.core.ledger import MemoryLedger, digest
 from agentcli.tools.core.registry import ToolRegistry, ToolResult
-from agentcli.tools.files.ledger import MemoryLedger, digest
 from agentcli.tools.files.text_file import MAX_FILE_BYTES
 
 BOM = b"\xef\xbb\xbf"

@@ -16,6 +16,7 @@ import re2  # type: ignore[import-untyped]
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from agentcli.tools.core.workspace import Workspace
 from agentcli.tools.files import ignore
 from agentcli.tools.files.ignore import (
     MAX_GLOB_CHARS,
@@ -29,7 +30,6 @@ from agentcli.tools.files.ignore import (
 from agentcli.tools.files.list_files import make_list_files
 from agentcli.tools.files.search_text import make_search_text
 from agentcli.tools.files.walk import RUN_FILES, Walk
-from agentcli.tools.files.workspace import Workspace
 from tests.support.properties import BOUNDARY_EXAMPLES
 
 # slow (pathological patterns, thousands of rules): scheduled first, see tests/conftest.py

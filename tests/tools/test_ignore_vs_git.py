@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from agentcli.tools.core.workspace import Workspace
 from agentcli.tools.files.list_files import make_list_files
 from agentcli.tools.files.walk import shown_path
-from agentcli.tools.files.workspace import Workspace
 
 GIT = shutil.which("git")
 # slow (git, many times): scheduled first, see tests/conftest.py

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from agentcli.tools.builtin import builtin_tools
+from agentcli.tools.core.workspace import Workspace
 from agentcli.tools.files.list_files import make_list_files
-from agentcli.tools.files.workspace import Workspace
 
 
 def make_tree(root: Path, files: dict[str, str]) -> None:

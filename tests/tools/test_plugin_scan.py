@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.tools.core.loading import ENTRY_POINT_GROUP, _may_have_plugins
+from agentcli.tools.loading import ENTRY_POINT_GROUP, _may_have_plugins
 
 
 def dist(root: Path, name: str, entry_points: str | None) -> None:

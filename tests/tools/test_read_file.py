@@ -14,8 +14,8 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from agentcli.tools.core.registry import ToolRegistry, ToolResult
+from agentcli.tools.core.workspace import Workspace
 from agentcli.tools.files.read_file import MAX_LINE_CHARS, make_read_file
-from agentcli.tools.files.workspace import Workspace
 from tests.support.properties import BOUNDARY_EXAMPLES
 
 SENTINEL = "SENTINEL-outside-7f3a9c"

@@ -8,7 +8,9 @@ from typing import Annotated
 import pytest
 from pydantic import Field
 
-from agentcli.tools.core.registry import RAW_QUOTE_LIMIT, RESULT_LIMIT, Tool, ToolRegistry
+from agentcli.tools.core.binding import RAW_QUOTE_LIMIT
+from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 
 def greet(
@@ -144,10 +146,10 @@ def test_non_string_results_are_json(registry: ToolRegistry) -> None:
 
 
 def test_signature_ignores_key_order_and_spelled_out_defaults(registry: ToolRegistry) -> None:
-    same = registry.signature("greet", {"name": "a"})
-    assert registry.signature("greet", '{"times": 1, "name": "a"}') == same
-    assert registry.signature("greet", {"name": "b"}) != same
-    assert registry.signature("greet", "{broken") != same
+    same = registry.bind("greet", {"name": "a"}).signature
+    assert registry.bind("greet", '{"times": 1, "name": "a"}').signature == same
+    assert registry.bind("greet", {"name": "b"}).signature != same
+    assert registry.bind("greet", "{broken").signature != same
 
 
 def test_duplicate_names_and_untyped_parameters_are_refused() -> None:

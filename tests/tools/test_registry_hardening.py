@@ -22,8 +22,10 @@ from agentcli.config import MASK as REDACTED
 from agentcli.config import Secret, Settings
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import ToolDefinitionError
-from agentcli.tools.core.registry import PRINTED_LIMIT, RESULT_LIMIT, Tool, ToolRegistry
+from agentcli.tools.core.invoke import PRINTED_LIMIT
+from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
 from agentcli.tools.core.schema import DESCRIPTION_LIMIT, SCHEMA_LIMIT
+from agentcli.tools.core.tool import Tool
 
 KEY = "sk-proj-Abc123def456ghi789"
 
@@ -222,7 +224,7 @@ def test_a_huge_name_is_shown_clipped() -> None:
 
 
 def test_a_file_with_a_refused_name_is_one_line_naming_it(tmp_path: Path) -> None:
-    from agentcli.tools.core.loading import ToolLoadError, load_tools
+    from agentcli.tools.loading import ToolLoadError, load_tools
 
     path = tmp_path / "bad_name.py"
     path.write_text('import agentcli\n\n@agentcli.tool(name="git log")\ndef f(x: int) -> int:\n    return x\n')

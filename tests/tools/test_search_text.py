@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentcli.tools.builtin import builtin_tools
+from agentcli.tools.core.workspace import Workspace
 from agentcli.tools.files.search_text import MAX_PATTERN_CHARS, TEXT_CHARS, make_search_text
-from agentcli.tools.files.workspace import Workspace
 from tests.tools.test_list_files import make_tree
 
 HANG_GUARD = 60.0

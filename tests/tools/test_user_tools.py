@@ -17,9 +17,10 @@ from pydantic import BaseModel, Field
 import agentcli
 from agentcli import ToolContext
 from agentcli.config import Settings
-from agentcli.tools.core.decorator import ToolDefinitionError, spec_of
-from agentcli.tools.core.loading import ToolLoadError, load_tools
-from agentcli.tools.core.registry import RESULT_LIMIT, Tool, ToolRegistry
+from agentcli.tools.core.decorator import ToolDefinitionError, ToolSpec, mark_of
+from agentcli.tools.core.registry import RESULT_LIMIT, ToolRegistry
+from agentcli.tools.core.tool import Tool
+from agentcli.tools.loading import ToolLoadError, load_tools
 
 SAMPLE = Path(__file__).with_name("user_tools") / "sample.py"
 
@@ -47,10 +48,11 @@ def test_the_decorator_marks_and_returns_the_same_function() -> None:
         return x
 
     assert bare(4) == 8  # still a plain function
-    assert spec_of(bare) is not None and spec_of(gated) is not None
+    assert mark_of(bare) is not None and mark_of(gated) is not None
     plain, risky = Tool.from_function(bare), Tool.from_function(gated)
-    assert (plain.name, plain.requires_approval, plain.idempotent) == ("bare", False, True)
-    assert (risky.name, risky.requires_approval, risky.idempotent) == ("renamed", True, False)
+    assert plain.name == "bare" and plain.spec == ToolSpec(requires_approval=False, read_only=True, idempotent=True)
+    assert risky.name == "renamed"  # asks for approval, so it changes things and may be called again
+    assert risky.spec == ToolSpec(requires_approval=True, read_only=False, idempotent=False)
 
 
 def test_idempotent_can_be_said_either_way() -> None:
@@ -64,8 +66,8 @@ def test_idempotent_can_be_said_either_way() -> None:
         """Publishing twice does nothing new."""
         return "ok"
 
-    assert Tool.from_function(roll).idempotent is False
-    assert Tool.from_function(publish).idempotent is True
+    assert Tool.from_function(roll).spec.idempotent is False
+    assert Tool.from_function(publish).spec.idempotent is True
 
 
 def test_the_decorator_refuses_what_is_not_a_function() -> None:
@@ -299,7 +301,7 @@ def test_a_file_gives_its_decorated_functions_with_their_source() -> None:
     assert [(tool.name, tool.source) for tool in tools] == [
         (name, str(SAMPLE)) for name in ("word_count", "describe", "midpoint", "append_line")
     ]
-    assert [tool.requires_approval for tool in tools] == [False, False, False, True]
+    assert [tool.spec.requires_approval for tool in tools] == [False, False, False, True]
 
 
 def test_undecorated_and_imported_functions_are_not_tools(tmp_path: Path) -> None:
@@ -307,7 +309,7 @@ def test_undecorated_and_imported_functions_are_not_tools(tmp_path: Path) -> Non
         tmp_path / "mine.py",
         """
         import agentcli
-        from agentcli.tools.files.read_file import read_file  # the built-in, decorated: not a second read_file
+        from agentcli.tools.files.read_file import read_file  # the built-in: not a second read_file
         from os.path import join
 
         def helper(x: int) -> int:
@@ -497,7 +499,7 @@ def test_the_example_git_tools_work_read_only_and_ask_before_writing(tmp_path: P
     git("commit", "-q", "-m", "add a")
     (tmp_path / "a.txt").write_text("one\ntwo\n", encoding="utf-8")
     tools = load_tools([EXAMPLE], plugins=False)
-    assert {tool.name: tool.requires_approval for tool in tools} == {
+    assert {tool.name: tool.spec.requires_approval for tool in tools} == {
         "git_log": False,
         "git_diff": False,
         "write_note": True,

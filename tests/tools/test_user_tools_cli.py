@@ -141,19 +141,6 @@ def test_python_m_in_a_hostile_workspace_runs_none_of_it(
     assert [marker for marker in planted if marker.exists()] == []
 
 
-def test_decorating_a_tool_does_not_import_pydantic_or_the_engine() -> None:
-    code = (
-        "import sys, agentcli\n"
-        "@agentcli.tool(requires_approval=True)\n"
-        "def f(x: int) -> int:\n    return x\n"
-        "from agentcli import ToolContext\n"
-        "assert 'pydantic' not in sys.modules, 'pydantic was imported'\n"
-        "assert 'agentcli.engine.loop' not in sys.modules\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-
-
 def test_a_broken_installed_plugin_is_one_warning_and_every_command_goes_on(
     scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

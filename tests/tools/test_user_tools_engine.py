@@ -14,8 +14,8 @@ from agentcli import Agent, Allow, Deny, PendingCall
 from agentcli.config import Secret, Settings
 from agentcli.engine.policy import Decision
 from agentcli.events import CallDenied, ToolReturned
-from agentcli.tools.core.loading import load_tools
-from agentcli.tools.core.registry import Tool
+from agentcli.tools.core.tool import Tool
+from agentcli.tools.loading import load_tools
 from tests.support.agents import BUILTIN_NAMES
 from tests.support.scripted_server import Reply, ScriptedServer, json_reply, text, tool_calls
 
@@ -121,7 +121,7 @@ def test_a_denied_call_is_answered_with_the_reason_and_the_run_goes_on(
     assert result.status == "finished"
     assert not (workspace / "log.txt").exists()
     assert [(c.name, c.requires_approval, c.step) for c in seen] == [("append_line", True, 1), ("calculator", False, 1)]
-    assert seen[0].tool is not None and json.loads(seen[0].arguments) == {"path": "log.txt", "line": "x"}
+    assert seen[0].arguments == {"path": "log.txt", "line": "x"}  # validated: what runs if it is allowed
     denied = [event for event in result.events if isinstance(event, CallDenied)]
     assert [(d.name, d.reason) for d in denied] == [("append_line", "Not today.")]
     tool_results = [m for m in scripted_server.requests[1]["messages"] if m["role"] == "tool"]
@@ -129,6 +129,28 @@ def test_a_denied_call_is_answered_with_the_reason_and_the_run_goes_on(
     assert [e.type for e in result.events if e.type in ("tool_call", "call_denied", "tool_result")] == [
         "tool_call", "call_denied", "tool_result", "tool_call", "tool_result"
     ]  # fmt: skip
+
+
+def test_an_invalid_call_is_answered_with_what_is_valid_before_any_policy_is_asked(
+    scripted_server: ScriptedServer, make_agent: MakeAgent, workspace: Path
+) -> None:
+    asked: list[str] = []
+
+    def policy(call: PendingCall) -> Decision:
+        asked.append(call.name)
+        return Allow()
+
+    scripted_server.script = [
+        tool_calls(("append_line", {"path": "log.txt", "lien": "x"}), ("no_such_tool", {})),
+        text("gave up"),
+    ]
+    agent = make_agent(tools=load_tools([SAMPLE], plugins=False), before_call=policy)
+    result = agent.run("append x to log.txt")
+    assert asked == [] and not (workspace / "log.txt").exists()
+    wrong, unknown = [e for e in result.events if isinstance(e, ToolReturned)]
+    assert wrong.is_error and "unknown parameter 'lien'" in wrong.content and "line (string, required)" in wrong.content
+    assert unknown.is_error and 'Unknown tool "no_such_tool". Available tools:' in unknown.content
+    assert not [e for e in result.events if isinstance(e, CallDenied)]
 
 
 def test_a_call_with_side_effects_may_be_made_again(

@@ -13,8 +13,8 @@ import pytest
 from agentcli.adapters import make_adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.modes import ModeName
-from agentcli.tools.core.loading import load_tools
 from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.loading import load_tools
 from tests.test_contract_snapshots import check
 
 SAMPLE = Path(__file__).with_name("user_tools") / "sample.py"

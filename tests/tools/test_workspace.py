@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentcli.tools.files.workspace import DEFAULT_DENY, Workspace, quote_path
+from agentcli.tools.core.workspace import DEFAULT_DENY, Workspace, quote_path
 from tests.support.properties import BOUNDARY_EXAMPLES
 
 

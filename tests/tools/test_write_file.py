@@ -13,10 +13,10 @@ import pytest
 from agentcli.config import Settings
 from agentcli.tools.builtin import builtin_tools
 from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.ledger import Change, MemoryLedger, digest
 from agentcli.tools.core.registry import ToolRegistry, ToolResult
 from agentcli.tools.files.changes import FileNotChanged, Plan, apply_plan, plan_edit, plan_write
 from agentcli.tools.files.edit_file import preview_edit
-from agentcli.tools.files.ledger import Change, MemoryLedger, digest
 from agentcli.tools.files.text_file import MAX_FILE_BYTES
 
 BOM = b"\xef\xbb\xbf"

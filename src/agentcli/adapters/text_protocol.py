@@ -18,8 +18,9 @@ from agentcli.adapters.base import ModelTurn, View
 from agentcli.adapters.folding import CallWriter, fold_messages
 from agentcli.adapters.prompts import TOOLS_HEADER
 from agentcli.llm.types import ChatRequest, Completion
-from agentcli.tools.core.registry import Tool, ToolRegistry
-from agentcli.tools.core.schema import describe_parameters, parameter_facts
+from agentcli.tools.core.describe import describe_parameters, parameter_facts
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 Parser = Callable[[str, str, ToolRegistry | None], ModelTurn]
 """(reply text, call id, tools) -> ModelTurn, or FormatError with a hint for the model."""

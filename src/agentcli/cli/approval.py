@@ -1,4 +1,4 @@
-"""The CLI's before_call policy: a tool marked `requires_approval` runs only when the user says yes.
+"""The CLI's before_call policy: a tool whose spec says `requires_approval` runs only when the user says yes.
 
 On a terminal the call is shown on stderr (a tool with a preview, like edit_file, shows the change as a
 unified diff) and `[y/N/a]` is asked, after the renderer has closed its live region (so the prompt never
@@ -12,7 +12,6 @@ else: KeyboardInterrupt goes up unchanged.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from typing import IO, TYPE_CHECKING
@@ -21,6 +20,7 @@ from agentcli.config import Settings
 from agentcli.engine.policy import Allow, Decision, Deny, PendingCall
 from agentcli.render.text import call_arguments, tool_name
 from agentcli.text import FIELD_SEPARATOR, fields_wrapped, for_terminal, terminal_width, visible
+from agentcli.tools.builtin import BUILTIN_SOURCE
 from agentcli.tools.commands.allow import AllowRules
 
 if TYPE_CHECKING:
@@ -153,15 +153,10 @@ def command_shown(command: str, preview: str, *, color: bool, width: int | None 
 
 
 def _command_of(call: PendingCall) -> str | None:
-    """The command line of a run_command call (the built-in's), or None (another tool, or arguments the call
-    itself will refuse)."""
-    if call.name != COMMAND_TOOL or call.tool is None or call.tool.source != "built-in":
+    """The command line of a run_command call (the built-in's), or None (another tool)."""
+    if call.name != COMMAND_TOOL or call.tool.source != BUILTIN_SOURCE:
         return None
-    try:
-        args = json.loads(call.arguments or "{}")
-    except (ValueError, RecursionError):
-        return None
-    command = args.get("command") if isinstance(args, dict) else None
+    command = call.arguments.get("command")
     return command if isinstance(command, str) else None
 
 
@@ -181,7 +176,7 @@ def _colour(stream: IO[str]) -> bool:
 def shown(call: PendingCall) -> str:
     """The call as the user judges it: `name(key="value", ...)` on one line, the arguments shown and cut as the
     TOOL panel shows them, escaped like every other terminal text (a newline could fake a second prompt)."""
-    return visible(f"{tool_name(call.name)}({call_arguments(call.arguments)})", one_line=True)
+    return visible(f"{tool_name(call.name)}({call_arguments(call.call.sent)})", one_line=True)
 
 
 def confirm(question: str) -> bool | None:

@@ -17,7 +17,8 @@ from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, gu
 
 if TYPE_CHECKING:
     from agentcli.engine.session import Session
-    from agentcli.store.db import Saved, Store
+    from agentcli.store.db import Store
+    from agentcli.store.saved import Saved
 
 SessionRef = Annotated[
     str | None,

@@ -5,32 +5,25 @@ never shown: only whether one is set, and from where."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from agentcli.cli.exits import guarded
+from agentcli.config import TABLE, ConfigFile, Settings, config_path, load_config, load_settings
+from agentcli.config.table import Setting
 from agentcli.text import json_text, visible
-
-if TYPE_CHECKING:
-    from agentcli.config import Settings
-    from agentcli.config_file import ConfigFile
 
 config_app = typer.Typer(
     help="The configuration file and the settings in effect: agent config path, agent config show.",
     no_args_is_help=True,
 )
 
-SHOWN = ("model", "base_url", "api_key", "mode", "judge", "max_steps", "timeout", "max_retries", "stream")
-"""The settings `config show` lists, in this order (then the context window, the file's rules and aliases)."""
-
 
 @config_app.command("path")
 @guarded
 def path() -> None:
     """Print where the configuration file is read from ($AGENTCLI_CONFIG, else the XDG config directory)."""
-    from agentcli.config_file import config_path
-
     where = config_path()
     sys.stdout.write(visible(str(where), one_line=True) + "\n")
     if not where.exists():
@@ -48,9 +41,6 @@ def show(
     ] = None,
 ) -> None:
     """Show the settings a run started here would use and where each comes from; never the API key."""
-    from agentcli.config import load_settings
-    from agentcli.config_file import load_config
-
     if example:
         sys.stdout.write(EXAMPLE)
         return
@@ -64,33 +54,35 @@ def show(
 
 
 def describe(settings: Settings, file: ConfigFile) -> dict[str, Any]:
-    """The settings as `config show` reports them: {"file": ..., "settings": {name: {"value", "source"}}, ...}."""
-    from agentcli.config_file import config_path
-
-    sources = settings.sources
-    values: dict[str, object] = {name: getattr(settings, name) for name in SHOWN}
-    values["api_key"] = "set" if settings.api_key else "not set"  # never the key itself, nor a part of it
-    values["base_url"] = settings.saved_base_url or f"(OpenAI: {settings.endpoint})"  # never user:password@
-    values["model"] = settings.model or "(none: agent ask needs one)"
-    shown = {name: {"value": value, "source": sources.get(name, "default")} for name, value in values.items()}
+    """The settings as `config show` reports them: {"file": ..., "settings": {name: {"value", "source"}}, ...},
+    every setting of the table in its order."""
+    shown = {
+        row.name: {
+            "value": _value(row, getattr(settings, row.name)),
+            "source": settings.sources.get(row.name, "default"),
+        }
+        for row in TABLE
+    }
     if not settings.api_key:
         shown["api_key"]["source"] = "nowhere"
-    window = settings.context_window
-    shown["context_window"] = {
-        "value": window if window is not None else "(the server's, a known model's, else 32768)",
-        "source": sources.get("context_window", "default"),
-    }
     where = file.path or config_path()
     return {
         "file": {"path": str(where), "exists": file.path is not None},
         "settings": shown,
-        "allow": list(file.allow),
         "aliases": {
             name: {"model": alias.model, "base_url": alias.base_url, "api_key_env": alias.api_key_env}
             for name, alias in file.aliases.items()
         },
         "mcp": sorted(file.mcp),
     }
+
+
+def _value(row: Setting, value: object) -> object:
+    """A setting's value as `config show` prints it (a phrase for what is unset): never the key itself, nor a
+    URL's user:password@ (its kind says how it shows)."""
+    if value in (None, "", ()) and row.unset is not None:
+        return f"({row.unset})"
+    return row.kind.shown(value)
 
 
 def _text(data: dict[str, Any]) -> str:
@@ -101,9 +93,8 @@ def _text(data: dict[str, Any]) -> str:
     for name, item in settings.items():
         value = item["value"]
         shown = str(value).lower() if isinstance(value, bool) else str(value)
+        shown = ", ".join(value) if isinstance(value, list) else shown
         lines.append(f"  {name.ljust(width)}  {shown}  ({item['source']})")
-    if data["allow"]:
-        lines.append("allowed commands (config): " + ", ".join(data["allow"]))
     for name, alias in data["aliases"].items():
         parts = [f"model {alias['model']}"]
         parts += [f"→ {alias['base_url']}"] if alias["base_url"] else []

@@ -1,9 +1,11 @@
-"""`agent mcp list`: the configured MCP servers, whether each starts, and the tools it offers (as the model sees
-their names). Every server is started as a run would start it, listed, and stopped."""
+"""`agent mcp list`: the configured MCP servers, how each is isolated and where it starts, whether it starts, and
+the tools it offers (as the model sees their names). Every server is started as a run would start it (the current
+directory as the workspace), listed, and stopped."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -12,8 +14,9 @@ from agentcli.cli.exits import guarded
 from agentcli.text import json_text, visible, warn_line
 
 if TYPE_CHECKING:
-    from agentcli.config_file import McpServer
+    from agentcli.config.tables import McpServer
     from agentcli.mcp.manager import McpServers
+    from agentcli.sandbox import Layers
 
 mcp_app = typer.Typer(help="Inspect the MCP tool servers of the configuration file.", no_args_is_help=True)
 
@@ -29,7 +32,7 @@ def list_servers(
 
     Exit codes: 0 every server started (or none is configured), 1 some did not, 2 a malformed configuration file.
     """
-    from agentcli.config_file import config_path, load_config
+    from agentcli.config import config_path, load_config
 
     servers = dict(load_config().mcp)
     if not servers:
@@ -37,19 +40,21 @@ def list_servers(
             "[]\n" if as_json else f"No MCP servers are configured: add an [mcp.NAME] block to {config_path()}\n"
         )
         return
-    from agentcli.mcp import INSTALL_HINT, sdk_installed
+    from agentcli.mcp import INSTALL_HINT, in_workspace, sdk_installed
 
     if not sdk_installed():
         sys.stderr.write(f"error: MCP servers are configured but the MCP client is not installed: {INSTALL_HINT}\n")
         raise typer.Exit(1)
     from agentcli.mcp.manager import McpServers
+    from agentcli.sandbox import server_isolation
 
     notes: list[str] = []
-    started = McpServers(servers, warn=notes.append)
+    isolation = server_isolation()
+    started = McpServers(in_workspace(servers, Path.cwd()), warn=notes.append)
     try:
         tools = started.start()
         report = [
-            _entry(name, block, started, [t for t in tools if t.source == f"mcp {name}"])
+            _entry(name, block, started, [t for t in tools if t.source == f"mcp {name}"], isolation)
             for name, block in servers.items()
         ]
     finally:
@@ -65,12 +70,18 @@ def list_servers(
         raise typer.Exit(1)
 
 
-def _entry(name: str, block: McpServer, started: McpServers, tools: list[Any]) -> dict[str, Any]:
+def _entry(name: str, block: McpServer, started: McpServers, tools: list[Any], isolation: Layers) -> dict[str, Any]:
+    from agentcli.mcp import isolation_text
+
     where = block.url if block.url is not None else " ".join([block.command or "", *block.args])
+    stdio = block.url is None
     return {
         "name": name,
-        "transport": "http" if block.url is not None else "stdio",
+        "transport": "stdio" if stdio else "http",
         "command": where,
+        "isolation": isolation.name() if stdio else None,
+        "isolation_text": isolation_text(isolation) if stdio else None,
+        "cwd": (block.cwd or "private") if stdio else None,
         "trust": block.trust,
         "timeout": block.timeout,
         "started": name not in started.failures,
@@ -83,6 +94,10 @@ def _entry(name: str, block: McpServer, started: McpServers, tools: list[Any]) -
 def _lines(entry: dict[str, Any]) -> str:
     trust = "trusted: calls run without asking" if entry["trust"] else "calls ask for approval"
     head = f"{entry['name']}  ({entry['transport']}: {entry['command']}; {trust}; timeout {entry['timeout']:g} s)"
+    if entry["isolation"] is not None:
+        cwd = entry["cwd"]
+        start = "an empty directory of its own" if cwd == "private" else "the workspace" if cwd == "workspace" else cwd
+        head += f"\n  {entry['isolation_text']}; starts in {start}"
     if not entry["started"]:
         body = [f"  did not start: {entry['problem']} (its log: {entry['log']})"]
     else:

@@ -1,48 +1,61 @@
-"""The run options of `ask` and `chat`, declared once: a new option is one field of RunOptions.
+"""The run options of `ask`, `chat` and `resume`: a flag for each setting of the table that has flags
+(config/settings.py: its help and default come from there), and the options that are the CLI's own, the
+fields of RunOptions.
 
-Defaults come from Settings; options that the environment can also set (LLM_*) default to None, "not given",
-so that the environment and `.env` still count.
+A setting's flag defaults to None, "not given", so that a saved session, the environment, `.env` and the
+config file still count.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_type_hints
 
 import typer
 
-from agentcli.config import Choices, Settings, load_settings
+from agentcli.config import ROWS, TABLE, ConfigFile, SavedSession, Settings, load_settings
+from agentcli.config.table import Setting
 from agentcli.modes import ModeName
 
 if TYPE_CHECKING:
-    from agentcli.store.db import Summary
-    from agentcli.tools.core.registry import Tool
+    from agentcli.store.saved import Summary
+    from agentcli.tools.core.tool import Tool
 
 OutputName = Literal["rich", "plain", "json"]
 
-MODE_HELP = (
-    "Protocol: native (OpenAI tools), react (text protocol), json (JSON replies), "
-    "auto (native; react for the rest of the session if the server rejects tools)."
-)
-ModeChoice = Annotated[ModeName, typer.Option("--mode", help=MODE_HELP)]
+
+def flag_help(row: Setting) -> str:
+    """A setting's help, with where its default comes from: "... [default: LLM_TIMEOUT, the config file's,
+    else 300]."."""
+    if row.adds:
+        return f"{row.help} (repeatable; added to the config file's)."
+    origins = [row.variable] if row.variable else []
+    origins += ["the config file's"] if row.key else []
+    default = f"else {row.default_text()}" if origins else row.default_text()
+    return f"{row.help} [default: {', '.join([*origins, default])}]."
+
+
+def flag_parameter(row: Setting) -> inspect.Parameter:
+    """The parameter a command takes a setting's flags by."""
+    option = typer.Option(*row.flags, help=flag_help(row), metavar=row.kind.metavar, show_default=False)
+    return inspect.Parameter(
+        row.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[row.kind.type | None, option]
+    )
+
+
+FLAGGED = tuple(row for row in TABLE if row.flags)
+"""The settings that `ask`, `chat` and `resume` offer as flags."""
+
+ModeChoice = Annotated[ModeName, typer.Option("--mode", help=f"{ROWS['mode'].help}.")]
 """--mode of the commands that build a prompt but run nothing (`tools list`, `prompt`): no config file applies."""
-Mode = Annotated[
-    ModeName | None,
-    typer.Option(
-        "--mode",
-        help=f"{MODE_HELP} [default: the config file's mode, else {Settings.mode}]",
-        show_default=False,
-    ),
-]
-Workspace = Annotated[
-    Path | None,
-    typer.Option("--workspace", "-w", help="Sandbox root of the file tools [default: the current directory]."),
-]
+Workspace = Annotated[Path | None, typer.Option(*ROWS["workspace"].flags, help=flag_help(ROWS["workspace"]))]
+ReadOnly = Annotated[bool, typer.Option(*ROWS["read_only"].flags, help=f"{ROWS['read_only'].help}.")]
 ToolFiles = Annotated[
     list[Path] | None,
     typer.Option(
@@ -53,69 +66,16 @@ ToolFiles = Annotated[
 ]
 
 
-ReadOnly = Annotated[
-    bool,
-    typer.Option(
-        "--read-only", help="Offer no tool that changes files or runs commands (none that asks for approval)."
-    ),
-]
-
-
 @dataclass(frozen=True)
 class RunOptions:
-    """What `ask` and `chat` both take, as the user gave it."""
+    """What `ask`, `chat` and `resume` take, as the user gave it."""
 
-    mode: Mode = None
-    judge: Annotated[
-        bool | None,
-        typer.Option(
-            "--judge/--no-judge",
-            help="Check the answer with a second model call [default: the config file's judge, else on].",
-            show_default=False,
-        ),
-    ] = None
-    max_steps: Annotated[
-        int | None,
-        typer.Option(
-            "--max-steps",
-            min=1,
-            help=f"Model calls allowed before the run fails [default: the config file's, else {Settings.max_steps}].",
-            show_default=False,
-        ),
-    ] = None
-    workspace: Workspace = None
+    given: Mapping[str, Any] = field(default_factory=dict)
+    """The settings given as flags, by setting name (only those given), as Typer parsed them."""
     output: Annotated[
         OutputName | None,
         typer.Option(
             "--output", "-o", help="rich, plain or json lines [default: rich on a terminal, plain otherwise]."
-        ),
-    ] = None
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            min=0.001,
-            help="Seconds one model reply may take, request to last byte "
-            f"[default: LLM_TIMEOUT or {Settings.timeout:g}].",
-            show_default=False,
-        ),
-    ] = None
-    stream: Annotated[
-        bool | None,
-        typer.Option(
-            "--stream/--no-stream",
-            help="Stream replies; --no-stream for servers that cannot stream tool calls [default: LLM_STREAM or on].",
-            show_default=False,
-        ),
-    ] = None
-    api_key: Annotated[str | None, typer.Option("--api-key", help="Overrides LLM_API_KEY.", show_default=False)] = None
-    base_url: Annotated[str | None, typer.Option("--base-url", help="Overrides LLM_BASE_URL.", show_default=False)] = (
-        None
-    )
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model", "-m", help="Overrides LLM_MODEL_NAME (or names an alias of the config file).", show_default=False
         ),
     ] = None
     tools: ToolFiles = None
@@ -126,33 +86,6 @@ class RunOptions:
     no_save: Annotated[
         bool, typer.Option("--no-save", help="Save nothing of this session (agent sessions lists the saved ones).")
     ] = False
-    read_only: ReadOnly = False
-    allow: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow",
-            metavar="PATTERN",
-            help="run_command may run commands matching this glob without asking, when the sandbox is on "
-            "(repeatable; every part of a chained command must match; added to the config file's allow).",
-            show_default=False,
-        ),
-    ] = None
-    allow_network: Annotated[
-        bool,
-        typer.Option("--allow-network", help="Let run_command's commands use the network (off by default)."),
-    ] = False
-    no_instructions: Annotated[
-        bool, typer.Option("--no-instructions", help="Do not send the project's AGENTS.md files.")
-    ] = False
-    context_window: Annotated[
-        int | None,
-        typer.Option(
-            "--context-window",
-            min=1024,
-            help="The model's context size in tokens [default: LLM_CONTEXT_WINDOW, a well-known model's, else 32768].",
-            show_default=False,
-        ),
-    ] = None
     continue_: Annotated[
         bool,
         typer.Option(
@@ -172,39 +105,20 @@ class RunOptions:
         ),
     ] = None
 
-    def settings(self, saved: Summary | None = None) -> Settings:
+    def settings(self, saved: Summary | None = None, config: ConfigFile | None = None) -> Settings:
         """Settings from these options > the saved session's model and base URL (resume, --continue,
-        --session) > the environment > `.env` > the config file; a model must be configured."""
-        choices: Choices = {
-            "read_only": self.read_only,
-            "instructions": not self.no_instructions,
-            "allow_network": self.allow_network,
-        }
-        if self.allow:
-            choices["allow"] = tuple(self.allow)
-        if self.mode is not None:
-            choices["mode"] = self.mode
-        if self.judge is not None:
-            choices["judge"] = self.judge
-        if self.max_steps is not None:
-            choices["max_steps"] = self.max_steps
-        if self.workspace is not None:
-            choices["workspace"] = self.workspace
-        return load_settings(
-            api_key=self.api_key,
-            base_url=self.base_url,
-            model=self.model,
-            timeout=self.timeout,
-            stream=self.stream,
-            context_window=self.context_window,
-            session_model=saved.model if saved is not None else None,
-            session_base_url=saved.base_url if saved is not None else None,
-            **choices,
-        ).require_model()
+        --session) > the environment > `.env` > the config file (`config`: default read now); a model must be
+        configured."""
+        session = None if saved is None else SavedSession(saved.model, saved.base_url, Path(saved.workspace))
+        return load_settings(config=config, session=session, **self.given).require_model()
+
+    def with_flag(self, name: str, value: object) -> RunOptions:
+        """These options, as if the setting `name` had been given as `value`."""
+        return dataclasses.replace(self, given={**self.given, name: value})
 
     def extra_tools(self) -> list[Tool]:
         """The tools of installed plugins and of the --tools files (a broken one is a usage error, exit 2)."""
-        from agentcli.tools.core.loading import load_tools
+        from agentcli.tools.loading import load_tools
 
         return load_tools(self.tools or ())
 
@@ -214,28 +128,34 @@ class RunOptions:
         return self.output
 
 
+OWN = tuple(item.name for item in dataclasses.fields(RunOptions) if item.name != "given")
+"""The options that are the CLI's own, not settings."""
+RUN_OPTIONS = (*(row.name for row in FLAGGED), *OWN)
+"""Every run option by name: what `leave_out` may name."""
+
 R = TypeVar("R")
 
 
 def with_run_options(command: Callable[..., R], *, leave_out: tuple[str, ...] = ()) -> Callable[..., R]:
-    """Give a command every RunOptions field as a CLI option; it receives them as one `options: RunOptions`.
-    The fields named in `leave_out` are not offered (the command would not honour them): they keep their
+    """Give a command the run options as CLI options; it receives them as one `options: RunOptions`. The
+    options named in `leave_out` are not offered (the command would not honour them): they keep their
     defaults."""
     own = [param for param in inspect.signature(command).parameters.values() if param.name != "options"]
     hints = {**get_type_hints(command, include_extras=True), **get_type_hints(RunOptions, include_extras=True)}
-    offered = [item for item in fields(RunOptions) if item.name not in leave_out]
-    added = [
+    flags = [flag_parameter(row) for row in FLAGGED if row.name not in leave_out]
+    cli = [
         inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=item.default, annotation=hints[item.name])
-        for item in offered
+        for item in dataclasses.fields(RunOptions)
+        if item.name in OWN and item.name not in leave_out
     ]
-    names = [item.name for item in offered]
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> R:
-        options = RunOptions(**{name: kwargs.pop(name) for name in names})
+        given = {param.name: value for param in flags if _given(value := kwargs.pop(param.name))}
+        options = RunOptions(given, **{param.name: kwargs.pop(param.name) for param in cli})
         return command(*args, options=options, **kwargs)
 
-    params = [param.replace(annotation=hints[param.name]) for param in own] + added
+    params = [param.replace(annotation=hints[param.name]) for param in own] + flags + cli
     wrapper.__dict__["__signature__"] = inspect.Signature(params)  # what Typer reads
     wrapper.__annotations__ = {param.name: param.annotation for param in params}
     return wrapper
@@ -243,5 +163,10 @@ def with_run_options(command: Callable[..., R], *, leave_out: tuple[str, ...] = 
 
 def with_run_options_but(*leave_out: str) -> Callable[[Callable[..., R]], Callable[..., R]]:
     """`with_run_options`, without the options `leave_out` names (e.g. `resume` speaks its session's protocol)."""
-    assert set(leave_out) <= {item.name for item in fields(RunOptions)}, leave_out
+    assert set(leave_out) <= set(RUN_OPTIONS), leave_out
     return functools.partial(with_run_options, leave_out=leave_out)
+
+
+def _given(value: object) -> bool:
+    """A flag not given is None (a repeatable one, an empty list)."""
+    return value is not None and value != []

@@ -11,7 +11,7 @@ import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
-from agentcli.config import Settings
+from agentcli.config import Settings, load_config, mask_known_keys
 
 
 @guarded
@@ -28,8 +28,6 @@ def prompt(
     is masked wherever it shows."""
     from agentcli.adapters import make_adapter
     from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-    from agentcli.config import mask_known_keys
-    from agentcli.config_file import load_config
     from agentcli.engine.instructions import system_prompt
     from agentcli.text import visible
     from agentcli.tools.builtin import builtin_tools

@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from agentcli.cli.exits import EXIT_USAGE, fail
 from agentcli.cli.options import RunOptions
-from agentcli.config import Settings
+from agentcli.config import Settings, load_config
 from agentcli.text import warn_line
 
 if TYPE_CHECKING:
     from agentcli.agent import Agent
     from agentcli.engine.policy import BeforeCall
-    from agentcli.store.db import Saved, Store
+    from agentcli.store.db import Store
     from agentcli.store.recorder import SessionRecorder
+    from agentcli.store.saved import Saved
 
 
 def warn(message: str) -> None:
@@ -96,21 +97,6 @@ def named_reference(options: RunOptions, argument: str | None = None) -> tuple[b
     return reference is not None or options.continue_, reference
 
 
-def tool_servers() -> dict[str, Any]:
-    """The MCP servers of the configuration file (`[mcp.NAME]`): the Agent starts them at its first run. A file
-    that cannot define one (none, or no "mcp" in it) is not parsed: `agent tools list` stays free of Pydantic."""
-    from agentcli.config import config_path
-
-    try:
-        if "mcp" not in config_path().read_text(encoding="utf-8", errors="replace"):
-            return {}
-    except OSError:
-        return {}  # no file (one that cannot be read: load_settings says so, where it is read)
-    from agentcli.config_file import load_config
-
-    return dict(load_config().mcp)
-
-
 def make_agent(options: RunOptions, approve: Callable[[Settings], BeforeCall], **extra: Any) -> Agent:
     """An Agent that saves its session, in the memory of the saved session --continue / --session names (and
     with its model and base URL unless --model / --base-url are given). `approve(settings)` makes the agent's
@@ -118,19 +104,20 @@ def make_agent(options: RunOptions, approve: Callable[[Settings], BeforeCall], *
     configuration file's MCP servers come too."""
     from agentcli.agent import Agent
 
-    extra.setdefault("mcp", tool_servers())
+    config = load_config()
+    extra.setdefault("mcp", dict(config.mcp))
     named, reference = named_reference(options)
     if not named:
-        settings = options.settings()
+        settings = options.settings(config=config)
         _note_no_save(settings, options)
         return Agent(settings, recorder=recorder(settings, options), before_call=approve(settings), **extra)
     from agentcli.store.loading import UNFINISHED, last_status, to_session
 
     store = open_store()
     try:
-        here = None if reference is not None else (options.workspace or Path.cwd())
+        here = None if reference is not None else (options.given.get("workspace") or Path.cwd())
         saved = find_session(store, reference, here)
-        settings = options.settings(saved.summary)
+        settings = options.settings(saved.summary, config)
     except BaseException:
         store.close()
         raise

@@ -15,7 +15,8 @@ from agentcli.cli.exits import EXIT_USAGE, fail, guarded
 from agentcli.text import excerpt, json_text, visible, warn_line
 
 if TYPE_CHECKING:
-    from agentcli.store.db import Saved, Store, Summary
+    from agentcli.store.db import Store
+    from agentcli.store.saved import Saved, Summary
 
 DEFAULT_LIMIT = 20
 QUESTION_WIDTH = 80
@@ -227,9 +228,8 @@ def _rich_table(summaries: list[Summary], total: int, where: str | None = None) 
 
 def _replay(saved: Saved, events: list[tuple[int, dict[str, Any]]]) -> None:
     """Every run's saved events through the renderer a run uses, all on stdout."""
-    from agentcli.events import Compacted, RunFinished
+    from agentcli.events import Compacted, Event, RunFinished
     from agentcli.render import make_renderer
-    from agentcli.store.replay import decode
 
     summary = saved.summary
     kind = "rich" if _on_terminal() else "plain"
@@ -244,7 +244,7 @@ def _replay(saved: Saved, events: list[tuple[int, dict[str, Any]]]) -> None:
         renderer = make_renderer(kind, sys.stdout, sys.stdout)
         ended = False
         for data in by_run.get(number, []):
-            event = decode(data)
+            event = Event.from_dict(data)
             if event is not None:
                 renderer.handle(event)
                 ended = ended or isinstance(event, RunFinished)

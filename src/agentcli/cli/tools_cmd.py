@@ -2,9 +2,9 @@
 and how much of every request its schema takes.
 
 It reads no model settings (a malformed LLM_BASE_URL cannot break it) and, for the built-in tools, imports
-neither Pydantic nor (unless stdout is a terminal) Rich's console: it starts about as fast as `--help`. The
-configuration file's MCP servers are started (and stopped at the end) to list their tools; without any, nothing
-of the MCP SDK is imported.
+neither Pydantic (unless the config file has tables: aliases, MCP servers) nor (unless stdout is a terminal)
+Rich's console: it starts about as fast as `--help`. The configuration file's MCP servers are started (and
+stopped at the end) to list their tools; without any, nothing of the MCP SDK is imported.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
-from agentcli.config import Settings
+from agentcli.config import Settings, load_config, mask_known_keys
 from agentcli.modes import ModeName
 from agentcli.text import json_text, visible, warn_line
 
@@ -41,16 +41,15 @@ def list_tools(
 ) -> None:
     """List the tools with their parameters; --json prints what the model is sent for --mode."""
     from agentcli.tools.builtin import builtin_tools
-    from agentcli.tools.core.loading import load_tools
+    from agentcli.tools.loading import load_tools
 
     settings = Settings(mode=mode, workspace=workspace or Path.cwd())  # no model needed: the environment is not read
     extra = load_tools(files or ())
     tools = builtin_tools(settings=settings)
     for tool in extra:
         tools.add(tool)
-    from agentcli.cli.saving import tool_servers
-
-    servers = tool_servers()
+    config = load_config()  # for its MCP servers, and the key variables a mask needs
+    servers = dict(config.mcp)
     try:
         if servers:
             from agentcli.mcp import attach
@@ -58,19 +57,10 @@ def list_tools(
             attach(tools, servers, warn=warn_line, read_only=read_only)
         if read_only:
             tools.drop_changing()
-        _show(tools, mode, as_json, _key_mask() if extra or servers else str)
+        # a plugin's, a tools file's or a server's words could hold the key (the built-in tools' cannot)
+        _show(tools, mode, as_json, (lambda text: mask_known_keys(text, config)) if extra or servers else str)
     finally:
         tools.close()
-
-
-def _key_mask() -> Callable[[str], str]:
-    """What masks the API key in a text: a plugin's, a tools file's or a server's words could hold it (the
-    built-in tools' cannot, and without others no configuration is read)."""
-    from agentcli.config import mask_known_keys
-    from agentcli.config_file import load_config
-
-    config = load_config()
-    return lambda text: mask_known_keys(text, config)
 
 
 def _show(tools: ToolRegistry, mode: ModeName, as_json: bool, mask: Callable[[str], str]) -> None:
@@ -95,7 +85,7 @@ def _show(tools: ToolRegistry, mode: ModeName, as_json: bool, mask: Callable[[st
     for column in ("name", "description", "parameters", "source"):
         table.add_column(column, overflow="fold")
     for tool in tools:
-        approval = "\n(asks for approval)" if tool.requires_approval else ""
+        approval = "\n(asks for approval)" if tool.spec.requires_approval else ""
         parameters = "\n".join(_parameter_lines(tool.parameters)) or "(none)"
         size = f"\nschema ~{tool.schema_tokens():,} tokens"
         cells = (tool.name, visible(tool.description), visible(parameters), tool.source + size + approval)
@@ -120,14 +110,15 @@ def _sandbox_line(tools: ToolRegistry) -> str:
         return ""
     from agentcli.sandbox import detect
 
-    return f"sandbox: {detect().name()} (what run_command runs commands in)"
+    root = tools.context.workspace.root if tools.context is not None else None
+    return f"sandbox: {detect(workspace=root).name()} (what run_command runs commands in)"
 
 
 def _plain_table(tools: ToolRegistry) -> str:
     """The table as plain text: each tool's name, description and source, then one indented line per parameter."""
     blocks = []
     for tool in tools:
-        approval = " (asks for approval)" if tool.requires_approval else ""
+        approval = " (asks for approval)" if tool.spec.requires_approval else ""
         lines = _parameter_lines(tool.parameters)
         params = [f"    {visible(line, one_line=True)}" for line in lines] or ["    (no parameters)"]
         where = f"[{tool.source} · schema ~{tool.schema_tokens():,} tokens]"

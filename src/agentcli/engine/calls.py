@@ -1,5 +1,6 @@
-"""One tool call of TOOL_EXECUTING: the repeat guard's notice instead of running it again, the before_call
-policy's decision (a denial is the call's result), and the run, its progress reported as events."""
+"""One tool call of TOOL_EXECUTING, bound once by the registry: the repeat guard's notice instead of running it
+again, or what is wrong with it; the before_call policy's decision (a denial is the call's result); and the run,
+its progress reported as events."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Generator
 from agentcli.engine.policy import BeforeCall, Deny, PendingCall
 from agentcli.engine.state import RunState
 from agentcli.events import CallDenied, Event, ToolProgress, ToolReturned
+from agentcli.tools.core.binding import BoundCall, InvalidCall
 from agentcli.tools.core.registry import ToolRegistry, ToolResult
 
 PLANNING_REFUSAL = Deny("This is the planning run: nothing may be changed yet. Plan with update_plan, then answer.")
@@ -17,13 +19,13 @@ def run_call(
     tools: ToolRegistry, before_call: BeforeCall, call: PendingCall, planning: bool = False
 ) -> Generator[Event, None, ToolReturned]:
     """Run one call unless the before_call policy denies it; a denial is the call's result."""
-    decision = PLANNING_REFUSAL if planning and call.may_change else before_call(call)
+    decision = PLANNING_REFUSAL if planning and not call.read_only else before_call(call)
     if isinstance(decision, Deny):
         yield CallDenied(step=call.step, call_id=call.id, name=call.name, reason=decision.reason)
         return ToolReturned(
             step=call.step, call_id=call.id, name=call.name, content=decision.reason, is_error=True, elapsed_ms=0.0
         )
-    reports = tools.run(call.name, call.arguments, call.id)
+    reports = tools.run(call.call)
     while True:
         try:
             report = next(reports)
@@ -55,10 +57,31 @@ def run_call(
     )
 
 
-def repeat_notice(tools: ToolRegistry, run: RunState, call: PendingCall) -> str | None:
-    """The repeat guard's answer instead of running a call; None to run it. A call with side effects
-    (`idempotent=False`) may rightly be made again, so the guard never sees it."""
-    if call.tool is not None and not call.tool.idempotent:
-        return None
-    signature = tools.signature(call.name, call.arguments)
-    return run.guard.check(signature, call.name, run.step, call.id)
+def screen(run: RunState, call: BoundCall | InvalidCall) -> BoundCall | ToolReturned:
+    """The call if it may run; else the result it gets instead: the repeat guard's notice (a skipped call), or
+    what is wrong with it and what is valid (before any policy is asked)."""
+    notice = repeat_notice(run, call)
+    if notice is None and isinstance(call, BoundCall):
+        return call
+    content = notice if notice is not None else call.problem if isinstance(call, InvalidCall) else ""
+    return ToolReturned(
+        step=run.step,
+        call_id=call.id,
+        name=call.name,
+        content=content,
+        is_error=True,
+        elapsed_ms=0.0,
+        skipped=notice is not None,
+    )
+
+
+def repeat_notice(run: RunState, call: BoundCall | InvalidCall) -> str | None:
+    """The repeat guard's answer instead of running a call; None to run it."""
+    signature = guarded_signature(call)
+    return None if signature is None else run.guard.check(signature, call.name, run.step, call.id)
+
+
+def guarded_signature(call: BoundCall | InvalidCall) -> str | None:
+    """What the repeat guard knows a call by; None for a call with side effects (`idempotent=False`): it may
+    rightly be made again, so the guard never sees it."""
+    return None if call.tool is not None and not call.tool.spec.idempotent else call.signature

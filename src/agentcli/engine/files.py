@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING
 from agentcli.engine.conversation import FileRecord
 from agentcli.engine.session import Session
 from agentcli.engine.state import PlanStep
-from agentcli.tools.files.ledger import digest
+from agentcli.tools.core.ledger import digest
 
 if TYPE_CHECKING:
-    from agentcli.tools.files.ledger import Change
+    from agentcli.tools.core.ledger import Change
 
 
 class RunPlan:
@@ -71,7 +71,7 @@ class SessionLedger:
         found = next((r for r in reversed(changes) if r.call_id == call_id and r.after is not None), None)
         if found is None or found.after is None:
             return None
+        from agentcli.tools.core.ledger import Change
         from agentcli.tools.files.diffs import file_diff
-        from agentcli.tools.files.ledger import Change
 
         return Change(found.path, found.before, found.after, file_diff(found.path, found.before, found.after))

@@ -1,8 +1,15 @@
-"""The repeat guard: the same call runs once per run; a repeat or a cycle gets a notice instead."""
+"""The repeat guard: the same call runs once per run; a repeat or a cycle gets a notice instead.
+
+The guard is not saved: what it knows is in the log (every call that has a result was checked, in the order of
+the results), so a resumed run gets it back with `replayed`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+
+from agentcli.llm.types import Message
 
 MAX_CYCLE = 4
 """The longest cycle of calls (A, B, C, D, A, B, C, D) that the notice names as a cycle."""
@@ -18,8 +25,7 @@ class FirstRun:
 
 @dataclass
 class RepeatGuard:
-    """Every call signature of a run; `check` says what to answer instead of running a repeat. Plain data, so a
-    saved run resumes with the same memory."""
+    """Every call signature of a run; `check` says what to answer instead of running a repeat."""
 
     first: dict[str, FirstRun] = field(default_factory=dict)
     history: list[str] = field(default_factory=list)
@@ -51,3 +57,34 @@ class RepeatGuard:
             if len(recent) == 2 * period and recent[:period] == recent[period:] and len(set(recent)) > 1:
                 return recent[period:]
         return []
+
+
+def replayed(messages: Iterable[Message], signature: Callable[[str, str], str | None]) -> RepeatGuard:
+    """The guard of a run whose log entries are `messages` (its question first): each call that has a result is
+    checked again, in the order of the results. `signature(name, arguments)` is None for a call the guard does
+    not see (a tool with side effects).
+
+    A call's step is that of the reply that asked for it, counted in the log: each model reply, and each draft
+    sent back (the log keeps the feedback, a user message after a result or a question, not the draft). A step
+    that left nothing in the log (a switch of protocol) is not counted, so after one the step a notice names
+    may be lower; the call id it names is exact.
+    """
+    guard = RepeatGuard()
+    asked: dict[str, tuple[str, str, int]] = {}
+    step, previous = 0, "user"
+    for position, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant":
+            step += 1
+            for call in message.get("tool_calls") or ():
+                asked[call["id"]] = (call["function"]["name"], call["function"]["arguments"], step)
+        elif role == "user" and position > 0 and previous != "assistant":
+            step += 1
+        elif role == "tool" and message.get("tool_call_id") in asked:
+            call_id = str(message["tool_call_id"])
+            name, arguments, at = asked[call_id]
+            checked = signature(name, arguments)
+            if checked is not None:
+                guard.check(checked, name, at, call_id)
+        previous = str(role)
+    return guard

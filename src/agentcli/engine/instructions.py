@@ -19,8 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agentcli.text import warn_line
+from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.access import open_regular
-from agentcli.tools.files.workspace import Workspace, quote_path
 
 INSTRUCTIONS_NAME = "AGENTS.md"
 INSTRUCTIONS_BYTES = 32 * 1024

@@ -13,8 +13,9 @@ from agentcli import events as ev
 from agentcli.adapters import make_adapter
 from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-from agentcli.engine.calls import repeat_notice, run_call
+from agentcli.engine.calls import guarded_signature, run_call, screen
 from agentcli.engine.context import Build, next_request, task_of
+from agentcli.engine.guards import replayed
 from agentcli.engine.judge import Judge, Verdict, is_trivial, listed, verdict_without_judge
 from agentcli.engine.policy import BeforeCall, PendingCall, approved_only
 from agentcli.engine.recovery import recover
@@ -31,7 +32,8 @@ MAX_STUCK_TURNS = 3
 MAX_REJECTIONS = 3
 
 Checkpoint = Callable[[RunState], None]
-"""Called where the log and the RunState make a state a run can go on from (the engine knows no store)."""
+"""Called where a step ends: the log and the RunState make a state a run can go on from (the engine knows no
+store)."""
 Handler = Callable[[RunState, Session, Checkpoint], Step]
 
 
@@ -76,9 +78,10 @@ class Engine:
         """Drive `run` (just begun, or saved mid-way) to a terminal state; the last event is always RunFinished.
         `system_prompt` is the run's, before the protocol's part (the base prompt, AGENTS.md, the environment).
 
-        `checkpoint(run)` is called when the run starts, after every tool result and after every move (but the
-        one into TOOL_EXECUTING: its first result follows), each time before the events that follow: the log
-        and the RunState hold a state the run can go on from.
+        `checkpoint(run)` is called where a step ends, before the events that follow: when the run starts, after
+        every tool result, and after every move into THINKING or VALIDATING. The move into TOOL_EXECUTING ends
+        with its first result; the last step, into FINISHED or FAILED, with RunFinished (its saver keeps it
+        there). Each time, the log and the RunState hold a state the run can go on from.
         """
         started, save, budget = time.perf_counter(), checkpoint or _nothing, session.budget
         handlers: dict[State, Handler] = {
@@ -86,6 +89,8 @@ class Engine:
             State.TOOL_EXECUTING: self._execute,
             State.VALIDATING: self._validate,
         }
+        own = session.conversation.since(run.start)  # the run's entries (it is the session's last run)
+        run.guard = replayed((entry.message for entry in own), self._signature)  # resumed: the calls it made
         save(run)  # the question is kept before anything can go wrong
         yield ev.RunStarted(
             question=run.question,
@@ -102,7 +107,7 @@ class Engine:
         while run.state not in TERMINAL:
             target = yield from handlers[run.state](run, session, save)
             run.move(target)
-            if target is not State.TOOL_EXECUTING:  # the turn is saved with its first tool result instead
+            if target is not State.TOOL_EXECUTING and target not in TERMINAL:  # see the docstring
                 save(run)
         if run.state is State.FAILED:
             yield ev.RunFailed(reason=run.failure, state=run.state.value)
@@ -150,6 +155,10 @@ class Engine:
         return (yield from decoded(self.adapter(run.mode), run, session.conversation, completion))
 
     # TOOL_EXECUTING ----------------------------------------------------------------------------------
+    def _signature(self, name: str, arguments: str) -> str | None:
+        """What the repeat guard knows a call by (None: it does not see it), for a guard rebuilt from the log."""
+        return guarded_signature(self.tools.bind(name, arguments))
+
     def _execute(self, run: RunState, session: Session, checkpoint: Checkpoint) -> Step:
         conversation = session.conversation
         answered = conversation.answered()  # a resumed run does not run again what already has a result
@@ -158,17 +167,12 @@ class Engine:
             if call.id in answered:
                 continue
             yield ev.ToolCalled(step=run.step, call_id=call.id, name=call.name, arguments=call.arguments)
-            pending = PendingCall(
-                call.id,
-                call.name,
-                call.arguments,
-                self.tools.get(call.name),
-                run.step,
-                functools.partial(self.tools.preview, call.name, call.arguments),
-            )
-            notice = repeat_notice(self.tools, run, pending)
-            if notice is None:
-                plan = run.plan
+            bound = screen(run, self.tools.bind(call.name, call.arguments, call.id))  # parsed and validated once
+            if isinstance(bound, ev.ToolReturned):  # a repeat, or what is wrong and what is valid
+                blocked += bound.skipped
+                returned = bound
+            else:
+                plan, pending = run.plan, PendingCall(bound, run.step, functools.partial(self.tools.preview, bound))
                 try:
                     returned = yield from run_call(self.tools, self.before_call, pending, run.planning)
                 except ToolInterrupted as stop:  # Ctrl-C: what the tool had done is its result; then stop
@@ -177,17 +181,6 @@ class Engine:
                     raise
                 if run.plan != plan:  # update_plan changed the run's plan: show it before the result
                     yield _plan_shown(run)
-            else:
-                blocked += 1
-                returned = ev.ToolReturned(
-                    step=run.step,
-                    call_id=call.id,
-                    name=call.name,
-                    content=notice,
-                    is_error=True,
-                    elapsed_ms=0.0,
-                    skipped=True,
-                )
             conversation.add_tool_result(call.id, returned.content)
             checkpoint(run)  # a tool's work is never lost once it has returned, even if nobody reads on
             yield returned

@@ -1,39 +1,54 @@
 """The policy seam before every tool call: a `before_call(call) -> Allow() | Deny(reason)` callable that the
-engine consults after the repeat guard and before the tool runs. A denial becomes the call's result (so every
-call is still answered by its id) and a CallDenied event. The CLI's approval prompt is one such policy; a Python
-user can pass any other (an allow-list, a budget, a log)."""
+engine consults after the repeat guard, once the call's arguments are valid, and before the tool runs. A denial
+becomes the call's result (so every call is still answered by its id) and a CallDenied event. The CLI's approval
+prompt is one such policy; a Python user can pass any other (an allow-list, a budget, a log)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
-from agentcli.tools.core.registry import Tool
+from agentcli.tools.core.binding import BoundCall
+from agentcli.tools.core.tool import Tool
 
 
 @dataclass(frozen=True)
 class PendingCall:
-    """A tool call the model asked for, about to run."""
+    """A tool call the model asked for, its arguments valid, about to run (an invalid one never gets here: the
+    model is told what is wrong first)."""
 
-    id: str
-    name: str
-    arguments: str
-    """The arguments as the model sent them (a JSON object, unvalidated)."""
-    tool: Tool | None
-    """The tool it names; None when there is no such tool (the registry will say so)."""
+    call: BoundCall
+    """The tool, its validated arguments and the call id: what runs if the policy allows it."""
     step: int
     describe: Callable[[], str | None] = field(default=lambda: None, compare=False, repr=False)
     """What the call would do (a diff), from the tool's preview, computed when asked; None: nothing to show."""
 
     @property
-    def requires_approval(self) -> bool:
-        return self.tool is not None and self.tool.requires_approval
+    def id(self) -> str:
+        return self.call.id
 
     @property
-    def may_change(self) -> bool:
-        """Whether the call may change something (a planning run refuses it), asked or not."""
-        return self.tool is not None and self.tool.may_change
+    def name(self) -> str:
+        return self.call.name
+
+    @property
+    def tool(self) -> Tool:
+        return self.call.tool
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """The validated arguments, defaults filled in (`call.sent` is the text the model sent)."""
+        return self.call.arguments
+
+    @property
+    def requires_approval(self) -> bool:
+        return self.call.tool.spec.requires_approval
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the call changes nothing (a planning run refuses any other), asked or not."""
+        return self.call.tool.spec.read_only
 
 
 @dataclass(frozen=True)

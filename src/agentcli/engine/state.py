@@ -11,14 +11,15 @@ or a reply lost mid-stream (asked for again, once).
 TOOL_EXECUTING -> FAILED is a model stuck repeating calls it already made;
 VALIDATING -> FAILED is a model that still gives no answer once the judge's budget is spent.
 
-A RunState is plain data: `to_dict()` and `RunState.from_dict()` round-trip it, so a saved run can go on.
+A RunState is plain data: `to_dict()` and `RunState.from_dict()` round-trip it, so a saved run can go on
+(the repeat guard aside: it is rebuilt from the log).
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -95,8 +96,9 @@ class RunState:
     """Consecutive replies that could not be decoded."""
     stuck_turns: int = 0
     """Consecutive turns whose every call was a repeat."""
-    guard: RepeatGuard = field(default_factory=RepeatGuard)
-    """Every call signature of this run: repeats are answered with a notice instead of a second run."""
+    guard: RepeatGuard = field(default_factory=RepeatGuard, compare=False, repr=False)
+    """Every call signature of this run: repeats are answered with a notice instead of a second run. Not part
+    of the run's data: the engine rebuilds it from the log when the run starts (engine/guards.py)."""
     usage: Usage = field(default_factory=Usage)
     plan: tuple[PlanStep, ...] = ()
     """The model's plan as its last update_plan left it; the judge holds the answer to it."""
@@ -126,18 +128,34 @@ class RunState:
         return State.FAILED
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data that `from_dict` turns back into an equal RunState."""
-        data: dict[str, Any] = _adapter().dump_python(self, mode="json")
-        return data
+        """JSON-ready data (lists, dicts and plain values) that `from_dict` turns back into an equal RunState.
+        Written by hand: pydantic's serialiser costs ~50 ms to build, more than a short run's every save."""
+        return {name: _plain(getattr(self, name)) for name in _SAVED}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunState:
+        """The RunState of `data`, checked (a ValueError for data that is not one)."""
         state: RunState = _adapter().validate_python(data)
         return state
 
 
+_SAVED = tuple(item.name for item in fields(RunState) if item.name != "guard")
+"""The fields that are a run's data: all but the repeat guard."""
+
+
+def _plain(value: object) -> object:
+    """What JSON holds for a value of a RunState: an enum's value, a dataclass's fields, a tuple as a list."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if is_dataclass(value):
+        return {name: _plain(item) for name, item in vars(value).items()}
+    return value
+
+
 @cache
 def _adapter() -> TypeAdapter[RunState]:
-    from pydantic import TypeAdapter  # only saving and loading need it
+    from pydantic import TypeAdapter  # only loading a saved run needs it
 
     return TypeAdapter(RunState)

@@ -33,7 +33,7 @@ from agentcli.llm.assembly import ToolCallAssembler
 from agentcli.llm.bounds import MAX_REPLY_CHARS, MAX_REPLY_MB, reply_deadline
 from agentcli.llm.diagnosis import WORDS_READ, answered, clipped, says_cannot_stream, server_code, server_message
 from agentcli.llm.retries import retry_delay
-from agentcli.llm.sanitize import Scrubber, clean, clean_text
+from agentcli.llm.sanitize import clean, clean_text
 from agentcli.llm.types import (
     ChatRequest,
     Completion,
@@ -63,8 +63,9 @@ class OpenAIChatClient:
 
         self._openai = openai
         self._model = settings.model
-        self._secret = settings.api_key.reveal()
-        self._scrubber = Scrubber(self._secret)
+        self._key = settings.api_key
+        """Masked in every text the client returns: a server or a proxy may echo the Authorization header back,
+        in an error or in the reply itself, and the key must never reach the screen, a trace or the store."""
         self._server = f"the server at {settings.endpoint}"
         self._server_cap = "T" + self._server[1:]  # for a sentence's start
         self._base_url = settings.saved_base_url  # for a hint in an error: never with credentials
@@ -73,7 +74,7 @@ class OpenAIChatClient:
         self._sleep: Callable[[float], None] = time.sleep
         self._client = openai.OpenAI(
             # Local servers need no key, but the SDK insists on one.
-            api_key=self._secret or "no-key",
+            api_key=self._key.reveal() or "no-key",
             base_url=settings.base_url,
             timeout=None,  # the transport bounds every request by the deadline each attempt names (bounds.py)
             max_retries=0,  # ours instead, see _retrying
@@ -124,7 +125,7 @@ class OpenAIChatClient:
         text: list[str] = []
         size = 0
         calls = ToolCallAssembler()
-        masked = self._scrubber.pieces()  # the key may arrive split over two deltas
+        masked = self._key.pieces()  # the key may arrive split over two deltas
         usage: Usage | None = None
         finish_reason: str | None = None
         received = 0
@@ -291,7 +292,7 @@ class OpenAIChatClient:
 
     def _scrub(self, text: str) -> str:
         """Servers echo the key back, in their errors and even in replies; it must never reach the screen."""
-        return self._scrubber.text(text)
+        return self._key.masked(text)
 
     def _scrubbed(self, calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
         return tuple(ToolCall(self._scrub(c.id), self._scrub(c.name), self._scrub(c.arguments)) for c in calls)

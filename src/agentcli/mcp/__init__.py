@@ -1,7 +1,7 @@
 """MCP tool servers: the tools of the `[mcp.NAME]` servers of the configuration file, as regular Tools.
 
-    launcher.py    the tiny process between the agent and a stdio server (environment cut, dies with the agent)
-    connection.py  one server on the SDK: start, list its tools, call one, stop
+    connection.py  one server on the SDK: start (a stdio one through the sandbox's launcher), list its tools, call
+                   one, stop
     incoming.py    what a server sends, made fit for the SDK: refused tools left out, too-deep messages cut
     server_log.py  a server's log file: its stderr and what the SDK logs about it (never the terminal)
     manager.py     all of a run's servers on one background event-loop thread; their tools; close()
@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agentcli.config_file import McpServer
+    from agentcli.config.tables import McpServer
     from agentcli.mcp.manager import McpServers
+    from agentcli.sandbox import Layers
     from agentcli.tools.core.registry import ToolRegistry
 
 INSTALL_HINT = "pip install 'agentcli[mcp]'"
@@ -54,6 +56,34 @@ def over_budget(registry: ToolRegistry, window: int) -> str | None:
     )
 
 
+def isolation_text(isolation: Layers) -> str:
+    """What a stdio server runs under here, in words (`agent mcp list`, the run's warning)."""
+    if not isolation.pid:
+        return (
+            "isolation: none (no PID namespace here: the server can read the agent's environment, with the API "
+            "key, and command line in /proc, and the user's credentials)"
+        )
+    if not isolation.mounts:
+        return "isolation: pid (own PID namespace and /proc; the credentials are not hidden: no mounts here)"
+    return "isolation: pid+secrets-hidden (own PID namespace and /proc, the credentials hidden)"
+
+
+def isolation_warning(servers: Mapping[str, McpServer], isolation: Layers) -> str | None:
+    """The run's warning line when its stdio servers run with less than the full isolation, else None."""
+    stdio = ", ".join(name for name, block in servers.items() if block.url is None)
+    if not stdio or isolation.mounts:
+        return None
+    return f"MCP servers {stdio} run with {isolation_text(isolation)}"
+
+
+def in_workspace(servers: Mapping[str, McpServer], workspace: Path) -> dict[str, McpServer]:
+    """The blocks with `cwd = "workspace"` made the run's workspace: the one place that word is read."""
+    return {
+        name: block.model_copy(update={"cwd": str(workspace)}) if block.cwd == "workspace" else block
+        for name, block in servers.items()
+    }
+
+
 def attach(
     registry: ToolRegistry, servers: Mapping[str, McpServer], *, warn: Callable[[str], None], read_only: bool = False
 ) -> McpServers | None:
@@ -68,11 +98,16 @@ def attach(
         warn(f"MCP servers are configured ({names}) but the MCP client is not installed: {INSTALL_HINT}")
         return None
     from agentcli.mcp.manager import McpServers
+    from agentcli.sandbox import server_isolation
 
-    started = McpServers(servers, warn=warn)
+    warning = isolation_warning(servers, server_isolation())
+    if warning is not None:
+        warn(warning)
+    workspace = registry.context.workspace.root if registry.context is not None else Path.cwd()
+    started = McpServers(in_workspace(servers, workspace), warn=warn)
     registry.on_close(started.close)
     for tool in started.start():
-        if read_only and (tool.requires_approval or tool.may_change):
+        if read_only and (tool.spec.requires_approval or not tool.spec.read_only):
             continue
         if tool.name in registry:
             warn(f"MCP tool {tool.name} left out: another tool has that name")
@@ -81,4 +116,12 @@ def attach(
     return started
 
 
-__all__ = ["INSTALL_HINT", "attach", "over_budget", "sdk_installed"]
+__all__ = [
+    "INSTALL_HINT",
+    "attach",
+    "in_workspace",
+    "isolation_text",
+    "isolation_warning",
+    "over_budget",
+    "sdk_installed",
+]

@@ -5,20 +5,21 @@ until `stop` is set, so start and stop are one coroutine and a call is another."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
-import sys
+import tempfile
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.mcp.incoming import fitted
 from agentcli.mcp.server_log import open_log, records_to
 
 INHERITED = ("PATH", "HOME", "LANG")
 """The only variables of the user's environment a server gets (besides its block's `env`)."""
-LAUNCHER = Path(__file__).with_name("launcher.py")
 MAX_PAGES = 100
 """tools/list pages read at most: a server whose cursor never ends cannot hang the start."""
 
@@ -97,25 +98,12 @@ class Connection:
             from mcp.client.streamable_http import streamable_http_client
 
             return streamable_http_client(self.block.url)
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
         env = server_environment(self.block)
         command = self.block.command or ""
         found = shutil.which(command, path=env.get("PATH"))
         if found is None:
             raise ServerFailed(f"the command {command!r} was not found (on the server's PATH)")
-        launcher = [
-            "-I",
-            "-S",
-            str(LAUNCHER),
-            str(os.getpid()),
-            ",".join(env),
-            "--",
-            found,
-            *self.block.args,
-        ]
-        params = StdioServerParameters(command=sys.executable, args=launcher, env=env)
-        return stdio_client(params, errlog=errlog)
+        return _stdio([found, *self.block.args], env, self.block.cwd, errlog)
 
     async def _list_tools(self, client: Any) -> list[Any]:
         listed: list[Any] = []
@@ -127,6 +115,42 @@ class Connection:
             if not cursor:
                 break
         return listed
+
+
+@contextlib.asynccontextmanager
+async def _stdio(program: list[str], env: dict[str, str], cwd: str | None, errlog: Any) -> AsyncIterator[Any]:
+    """The server started through the sandbox's launcher (its own PID namespace and /proc, the credentials hidden,
+    where the kernel allows; the environment cut to `env`; ended with the agent), in `cwd` or else in an empty
+    directory of its own, removed when it stops: `python -m NAME` and `npx NAME` find nothing planted there."""
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from agentcli.sandbox import serve, server_isolation
+    from agentcli.store.paths import private_dir
+
+    private = None if cwd else Path(tempfile.mkdtemp(prefix="server-", dir=private_dir(_private_dirs())))
+    where = private or Path(cwd or "")
+    try:
+        if not where.is_dir():
+            raise ServerFailed(f"its cwd {str(where)!r} is not a directory")
+        argv = serve(program, isolation=server_isolation(), keep_env=env, cwd=where)
+        # A line that is not UTF-8 becomes one more line that is not JSON-RPC (logged, skipped): the SDK's
+        # default ("strict") ends its reader, and the start then waits out its timeout for a server that lives on.
+        params = StdioServerParameters(
+            command=argv[0], args=argv[1:], env=env, cwd=where, encoding_error_handler="replace"
+        )
+        async with stdio_client(params, errlog=errlog) as streams:
+            yield streams
+    finally:
+        if private is not None:
+            shutil.rmtree(private, ignore_errors=True)
+
+
+def _private_dirs() -> Path:
+    """Where a server without `cwd` gets its empty directory: agentcli's in the user's cache, not the temporary
+    directory, which sandboxed commands may write (npx looks for a package.json or node_modules in every directory
+    up from where it starts)."""
+    cache = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache") / "agentcli" / "mcp"
 
 
 def _client_info() -> Any:

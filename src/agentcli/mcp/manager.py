@@ -15,11 +15,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agentcli.config_file import McpServer
+from agentcli.config.tables import McpServer
 from agentcli.mcp.connection import Connection, ServerFailed, reason
 from agentcli.mcp.results import result_text
 from agentcli.mcp.schema import parameters, tool_name, validator
-from agentcli.tools.core.registry import Tool
+from agentcli.tools.core.decorator import ToolSpec
+from agentcli.tools.core.tool import Tool
 
 STARTUP_TIMEOUT = 30.0
 """Seconds a server has to start and list its tools."""
@@ -134,9 +135,8 @@ class McpServers:
             (remote.description or remote.title or remote.name or "").strip(),
             lambda: call,
             schema,
-            requires_approval=not connection.block.trust,
-            idempotent=idempotent,
-            changes=not read_only,  # trusted or not: a planning run offers only what the server says reads
+            # Trusted or not, a planning run offers only what the server says reads.
+            spec=ToolSpec(requires_approval=not connection.block.trust, read_only=read_only, idempotent=idempotent),
             source=f"mcp {connection.name}",
             validator=validator(schema),
         )

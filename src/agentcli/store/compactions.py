@@ -9,16 +9,13 @@ rebuilt from the log sends the same summary instead of asking the model for it a
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from agentcli.engine.summary import Summary as ModelSummary
+from agentcli.events import Compacted, Event
 
-TABLE = """CREATE TABLE compactions (
-    session_id TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL, run INTEGER NOT NULL,
-    tokens_before INTEGER NOT NULL, tokens_after INTEGER NOT NULL, context_window INTEGER NOT NULL,
-    how TEXT NOT NULL, summary TEXT NOT NULL, summary_before INTEGER NOT NULL,
-    PRIMARY KEY (session_id, seq)) WITHOUT ROWID"""
 COLUMNS = "at, run, tokens_before, tokens_after, context_window, how, summary, summary_before"
 
 
@@ -39,16 +36,18 @@ class Compaction:
         return asdict(self)
 
 
-def add(db: sqlite3.Connection, session_id: str, items: list[Compaction]) -> None:
-    """Append `items` after the session's other compactions (the store numbers them)."""
-    for item in items:
-        db.execute(
-            f"INSERT INTO compactions (session_id, seq, {COLUMNS}) VALUES "
-            "(?1, (SELECT coalesce(max(seq), -1) + 1 FROM compactions WHERE session_id = ?1), "
-            "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            (session_id, item.at, item.run, item.tokens_before, item.tokens_after, item.window, item.how,
-             item.summary, item.summary_before),
-        )  # fmt: skip
+def add(db: sqlite3.Connection, session_id: str, run: int, at: str, events: Iterable[Event]) -> None:
+    """Record each compaction among the `events` of a step of run number `run`, saved at `at`, after the
+    session's others (the store numbers them)."""
+    for event in events:
+        if isinstance(event, Compacted):
+            db.execute(
+                f"INSERT INTO compactions (session_id, seq, {COLUMNS}) VALUES "
+                "(?1, (SELECT coalesce(max(seq), -1) + 1 FROM compactions WHERE session_id = ?1), "
+                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                (session_id, at, run, event.tokens_before, event.tokens_after, event.window, event.how,
+                 event.summary, event.summary_before),
+            )  # fmt: skip
 
 
 def from_row(row: tuple[Any, ...]) -> Compaction | None:

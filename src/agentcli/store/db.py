@@ -1,141 +1,53 @@
-"""The session store: what a saved session looks like, and the queries on `sessions.db`.
+"""The session store: the tables of `sessions.db`, one transaction per save, and the queries of `agent sessions`.
 
-    sessions  one row per session: what `sessions list` shows, kept up to date by every checkpoint, and the
-              lease (`owner`: the process running it now)
+    sessions  one row per session: what `sessions list` shows, kept up to date by every save, and the lease
+              (`owner`: the process running it now)
     messages  the log, one row per message (session_id, id); rows are only ever added
     records   the files the tools read and changed, ids from the log's counter (session_id, id); only added
-    runs      each run's RunState as JSON, replaced at every checkpoint (session_id, number)
-    events    what the renderers were shown, for `sessions show`: one JSON array per checkpoint (session_id, run, seq)
+    runs      each run's RunState as JSON, replaced at every save (session_id, number)
+    events    what the renderers were shown, for `sessions show`: one JSON array per save (session_id, run, seq)
     compactions  what each compaction of what was sent did, and the model's summary (compactions.py)
 
-A checkpoint writes all four in one transaction, so the file always holds a state a run can go on from; it is
-written only by the lease's owner. Every row read is checked: a damaged one is skipped and told in `damaged`.
+A save (a Snapshot) writes them in one transaction, so the file always holds a state a run can go on from; it
+is written only by the lease's owner. Every row read is checked: a damaged one is skipped and told in `damaged`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import enum
-import itertools
 import json
 import re
 import secrets
 import sqlite3
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from agentcli.engine.conversation import Entry, FileRecord
-from agentcli.engine.guards import FirstRun, RepeatGuard
+from agentcli.engine.conversation import Conversation, Entry, FileRecord
 from agentcli.engine.state import RunState
 from agentcli.errors import StoreError
-from agentcli.llm.types import Message, Usage
+from agentcli.events import Event, RunFinished
 from agentcli.store import compactions
 from agentcli.store import rows as rows_check
 from agentcli.store.compactions import Compaction
 from agentcli.store.lease import Owner, SessionBusy
 from agentcli.store.paths import database_path
+from agentcli.store.saved import SUMMARY_COLUMNS, Saved, Snapshot, Summary
 from agentcli.store.schema import connect, describe
 
 ID_BYTES = 4
 """Ids are 8 hex digits: short enough to type, and any unique prefix will do."""
-STATUSES = ("finished", "failed", "interrupted", "running")
-
-SUMMARY_COLUMNS = (
-    "id, created, updated, model, endpoint, workspace, mode, streaming, question, status, turns, "
-    "prompt_tokens, completion_tokens, cached_tokens, base_url"
+HELD = (
+    "SELECT (SELECT coalesce(max(id), -1) + 1 FROM messages WHERE session_id = ?1), "
+    "(SELECT coalesce(max(id), -1) + 1 FROM records WHERE session_id = ?1)"
 )
+"""The first log id of a session's messages, and of its file records, that the store does not hold: the log's
+ids only grow, so what a save adds is the log from there."""
 
 
 class UnknownSession(LookupError):
     """No session has that id (or prefix), or the prefix names several."""
-
-
-@dataclass(frozen=True)
-class Summary:
-    """One session as `sessions list` shows it."""
-
-    id: str
-    created: str
-    updated: str
-    model: str
-    endpoint: str
-    workspace: str
-    mode: str
-    streaming: bool
-    question: str
-    status: str
-    turns: int
-    usage: Usage = field(default_factory=Usage)
-    base_url: str | None = None
-    """The endpoint's base URL without credentials; "" for the SDK's default (OpenAI), None when unknown (a
-    session saved before base URLs were kept)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "created": self.created,
-            "updated": self.updated,
-            "model": self.model,
-            "endpoint": self.endpoint,
-            "base_url": self.base_url,
-            "workspace": self.workspace,
-            "mode": self.mode,
-            "status": self.status,
-            "question": self.question,
-            "turns": self.turns,
-            "usage": self.usage.to_dict(),
-        }
-
-    @classmethod
-    def from_row(cls, row: tuple[Any, ...]) -> Summary:
-        sid, created, updated, model, endpoint, workspace, mode, streaming, question, status, turns, *rest = row
-        *usage, base_url = rest
-        return cls(
-            sid, created, updated, model, endpoint, workspace, mode, bool(streaming), question, status, turns,
-            Usage(*usage), base_url,
-        )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Saved:
-    """A whole saved session: its summary, its conversation and its runs (the last one maybe unfinished)."""
-
-    summary: Summary
-    entries: list[Entry]
-    """The log, each message with its id."""
-    runs: list[RunState]
-    statuses: list[str]
-    records: list[FileRecord] = field(default_factory=list)
-    """The files the tools read and changed."""
-    compactions: list[Compaction] = field(default_factory=list)
-    """Each compaction of what was sent, oldest first."""
-
-    @property
-    def messages(self) -> list[Message]:
-        return [entry.message for entry in self.entries]
-
-
-@dataclass
-class Checkpoint:
-    """Everything one save writes, in one transaction."""
-
-    summary: Summary
-    """The session's row as it is now (inserted the first time, updated after; its question is kept)."""
-    owner: str
-    """The lease this save is made under: a session someone else owns now is not written."""
-    messages: list[tuple[int, str]]
-    """(id, the message as JSON): the log entries not saved yet."""
-    run: tuple[int, str, str]
-    """(number, status, the RunState as JSON)."""
-    events: str | None
-    """The run's events since the last checkpoint, as one JSON array."""
-    records: list[FileRecord] = field(default_factory=list)
-    """The file records not saved yet."""
-    compactions: list[Compaction] = field(default_factory=list)
-    """The compactions since the last save."""
 
 
 class Store:
@@ -149,7 +61,7 @@ class Store:
 
     @classmethod
     def open(cls, path: Path | None = None, *, create: bool = True) -> Store:
-        """Open (and with `create`, make) the database; migrate it to this version's schema."""
+        """Open (and with `create`, make) the database, at this version's schema (schema.py)."""
         path = path or database_path()
         return cls(connect(path, create=create), path)
 
@@ -172,9 +84,9 @@ class Store:
             if self._query("SELECT 1 FROM sessions WHERE id = ?", (candidate,)) == []:
                 return candidate
 
-    def save(self, checkpoint: Checkpoint) -> None:
-        """Write one checkpoint atomically; raise StoreError when another process owns the session now."""
-        summary, sid = checkpoint.summary, checkpoint.summary.id
+    def save(self, snapshot: Snapshot) -> None:
+        """Write one snapshot atomically; raise StoreError when another process owns the session now."""
+        summary, sid, run = snapshot.summary, snapshot.summary.id, snapshot.run
         usage = summary.usage
         with self._transaction() as db:
             upsert = db.execute(
@@ -189,49 +101,50 @@ class Store:
                     sid, summary.created, summary.updated, summary.model, summary.endpoint,
                     summary.workspace, summary.mode, int(summary.streaming), summary.question,
                     summary.status, summary.turns, usage.prompt_tokens, usage.completion_tokens,
-                    usage.cached_tokens, summary.base_url, checkpoint.owner,
+                    usage.cached_tokens, summary.base_url, snapshot.owner,
                 ),
             )  # fmt: skip
             if upsert.rowcount != 1:  # the row changed is counted by SQLite itself: no second statement
                 raise StoreError(f"session {sid} is being run by another agentcli process now; it was not saved")
-            if checkpoint.messages:
+            next_message, next_record = db.execute(HELD, (sid,)).fetchone()
+            entries = snapshot.log.since(next_message)
+            if entries:
                 db.executemany(
-                    "INSERT INTO messages VALUES (?, ?, ?)", [(sid, mid, body) for mid, body in checkpoint.messages]
+                    "INSERT INTO messages VALUES (?, ?, ?)", [(sid, e.id, json.dumps(e.message)) for e in entries]
                 )
-            number, status, state = checkpoint.run
-            db.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (sid, number, status, state))
-            if checkpoint.events is not None:
-                _add_events(db, sid, number, checkpoint.events)
-            if checkpoint.records:  # most saves have none: no statement for them
-                _add_records(db, sid, checkpoint.records)
-            if checkpoint.compactions:
-                compactions.add(db, sid, checkpoint.compactions)
+            _put_run(db, sid, run, summary.status)
+            _add_records(db, sid, snapshot.log.records_since(next_record))
+            if snapshot.events:
+                _add_events(db, sid, run.number, snapshot.events)
+                compactions.add(db, sid, run.number, summary.updated, snapshot.events)
 
-    def add_records(self, session_id: str, owner: str, records: list[FileRecord]) -> None:
-        """Save file records at once (a change, before it is applied); StoreError when the lease was lost."""
+    def add_records(self, session_id: str, owner: str, log: Conversation) -> None:
+        """Save the file records of `log` the store does not hold yet, at once (a change, before it is applied);
+        StoreError when the lease was lost."""
         with self._transaction() as db:
             _require_owner(db, session_id, owner)
-            _add_records(db, session_id, records)
+            _, next_record = db.execute(HELD, (session_id,)).fetchone()
+            _add_records(db, session_id, log.records_since(next_record))
 
     def save_run(self, session_id: str, owner: str, run: RunState, status: str) -> None:
         """Write one run's state again (undo marks a run undone), under the lease."""
         with self._transaction() as db:
             _require_owner(db, session_id, owner)
-            db.execute(
-                "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (session_id, run.number, status, state_json(run))
-            )
+            _put_run(db, session_id, run, status)
 
-    def mark(self, session_id: str, owner: str, number: int, status: str, updated: str, events: str) -> None:
-        """Set the status of a run that stopped without finishing, and add its last events."""
+    def mark(self, session_id: str, owner: str, number: int, updated: str, final: RunFinished) -> None:
+        """Set the status of a run that stopped mid-step to `final`'s, and add that last event."""
         with self._transaction() as db:
             marked = db.execute(
                 "UPDATE sessions SET status = ?, updated = ? WHERE id = ? AND owner IS ?",
-                (status, updated, session_id, owner),
+                (final.status, updated, session_id, owner),
             )
             if marked.rowcount != 1:
                 return  # taken over since: the new owner's record stands
-            db.execute("UPDATE runs SET status = ? WHERE session_id = ? AND number = ?", (status, session_id, number))
-            _add_events(db, session_id, number, events)
+            db.execute(
+                "UPDATE runs SET status = ? WHERE session_id = ? AND number = ?", (final.status, session_id, number)
+            )
+            _add_events(db, session_id, number, [final])
 
     def acquire(self, session_id: str, owner: Owner) -> None:
         """Make `owner` the one process running the session; SessionBusy when a live process runs it."""
@@ -328,7 +241,7 @@ class Store:
         rows = self._query("SELECT id, body FROM messages WHERE session_id = ? ORDER BY id", (session_id,))
         runs = self._query("SELECT status, state FROM runs WHERE session_id = ? ORDER BY number", (session_id,))
         try:
-            states = [state_from_json(str(state)) for _, state in runs]
+            states = [RunState.from_dict(json.loads(str(state))) for _, state in runs]
         except ValueError as exc:  # pydantic's ValidationError is a ValueError too
             reason = str(exc).splitlines()[0]
             raise StoreError(f"session {session_id} in {self.path} is damaged (a run's state: {reason})") from None
@@ -409,80 +322,25 @@ def _require_owner(db: sqlite3.Connection, session_id: str, owner: str) -> None:
         raise StoreError(f"session {session_id} is being run by another agentcli process now; not saved")
 
 
-def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: str) -> None:
-    """Add one batch of a run's events after its others (the store numbers the batches)."""
+def _put_run(db: sqlite3.Connection, session_id: str, run: RunState, status: str) -> None:
+    """Write a run's state whole, in place of what the store held of it."""
+    db.execute(
+        "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)", (session_id, run.number, status, json.dumps(run.to_dict()))
+    )
+
+
+def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: Sequence[Event]) -> None:
+    """Add one batch of a run's events after its others, as one JSON array (the store numbers the batches)."""
     db.execute(
         "INSERT INTO events VALUES (?1, ?2, "
         "(SELECT coalesce(max(seq), -1) + 1 FROM events WHERE session_id = ?1 AND run = ?2), ?3)",
-        (session_id, run, events),
+        (session_id, run, json.dumps([event.to_dict() for event in events])),
     )
 
 
-def _add_records(db: sqlite3.Connection, session_id: str, records: list[FileRecord]) -> None:
-    db.executemany(
-        "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after) for r in records],
-    )
-
-
-def state_json(run: RunState) -> str:
-    """A RunState as JSON: the data of `run.to_dict()`, without building pydantic's serialiser (~50 ms per
-    process, more than a short run's every checkpoint): the C encoder walks it, asking `_plain` only for the
-    dataclasses and enums inside."""
-    return json.dumps(run, default=_plain)
-
-
-class StateEncoder:
-    """`state_json` for the RunStates of one run, saved again and again (after every tool result and move).
-
-    The repeat guard holds every call signature of the run and only ever grows: encoded whole at each of a
-    run's 2N saves it cost O(N^2), 0.4 ms a save at 50 steps, more than the rest of the save together. Here
-    each guard entry is encoded once and kept; the rest of the RunState is small and encoded every time. The
-    text is exactly `state_json`'s (json.dumps' own separators; a test compares the two as a run grows).
-    """
-
-    def __init__(self) -> None:
-        self._first: dict[str, FirstRun] | None = None
-        """The guard's containers the kept pieces were encoded from (held, so their ids cannot be reused)."""
-        self._history: list[str] | None = None
-        self._first_pieces: list[str] = []
-        self._history_pieces: list[str] = []
-
-    def __call__(self, run: RunState) -> str:
-        guard = run.guard
-        if type(guard) is not RepeatGuard or vars(guard).keys() != {"first", "history"}:
-            return state_json(run)  # a guard of another shape: no pieces to keep
-        parts: list[str] = []
-        fields: dict[str, object] = {}
-        for name, value in vars(run).items():  # the fields before the guard, the guard, the fields after it
-            if name == "guard":
-                parts += [json.dumps(fields, default=_plain)[1:-1], f'"guard": {self._guard(guard)}']
-                fields = {}
-            else:
-                fields[name] = value
-        parts.append(json.dumps(fields, default=_plain)[1:-1])
-        return "{" + ", ".join(part for part in parts if part) + "}"
-
-    def _guard(self, guard: RepeatGuard) -> str:
-        """The guard's JSON; its containers are only appended to, so what was encoded of them stays true."""
-        if guard.first is not self._first or len(guard.first) < len(self._first_pieces):
-            self._first, self._first_pieces = guard.first, []
-        if guard.history is not self._history or len(guard.history) < len(self._history_pieces):
-            self._history, self._history_pieces = guard.history, []
-        for signature, first in itertools.islice(guard.first.items(), len(self._first_pieces), None):
-            self._first_pieces.append(f"{json.dumps(signature)}: {json.dumps(first, default=_plain)}")
-        self._history_pieces += map(json.dumps, guard.history[len(self._history_pieces) :])
-        first_json, history_json = ", ".join(self._first_pieces), ", ".join(self._history_pieces)
-        return f'{{"first": {{{first_json}}}, "history": [{history_json}]}}'
-
-
-def _plain(value: object) -> object:
-    """An enum's value, a dataclass's fields (RunState holds nothing else that JSON lacks; a test checks that
-    the result is `to_dict()`'s)."""
-    if isinstance(value, enum.Enum):
-        return value.value
-    return vars(value)  # a TypeError for anything without fields, as json.dumps expects
-
-
-def state_from_json(text: str) -> RunState:
-    return RunState.from_dict(json.loads(text))
+def _add_records(db: sqlite3.Connection, session_id: str, records: Sequence[FileRecord]) -> None:
+    if records:  # most saves have none: no statement for them
+        db.executemany(
+            "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after) for r in records],
+        )

@@ -9,7 +9,7 @@ from agentcli.engine.state import State
 from agentcli.errors import StoreError
 from agentcli.modes import MODES, ModeName
 from agentcli.store.compactions import latest_summary
-from agentcli.store.db import Saved
+from agentcli.store.saved import Saved
 
 UNFINISHED = ("running", "interrupted")
 """A run with one of these statuses stopped part-way: its messages may end with calls that have no result."""

@@ -2,7 +2,7 @@
 
 The directory is private (0700) and so is every file in it (0600): sessions hold whole conversations.
 A file of ours is only ever a regular file: a symbolic link, a FIFO or a device planted at `sessions.db` or
-`history` is refused, never followed, opened or chmodded (as root, a link to /dev/null was made 0600).
+`history` is refused, never followed, opened or chmodded (as root, a chmod through a link to /dev/null makes it 0600).
 """
 
 from __future__ import annotations
@@ -13,21 +13,18 @@ import os
 import stat
 from pathlib import Path
 
+from agentcli.config import data_home
+
 DATABASE_NAME = "sessions.db"
 HISTORY_NAME = "history"
-"""The chat's readline history (it moved here from ~/.agentcli_history)."""
+"""The chat's readline history (chat moves a ~/.agentcli_history it finds here)."""
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
 
 
 def home() -> Path:
-    """The agentcli data directory (not created)."""
-    explicit = os.environ.get("AGENTCLI_HOME", "").strip()
-    if explicit:
-        return Path(explicit).expanduser()
-    data = os.environ.get("XDG_DATA_HOME", "").strip()
-    base = Path(data).expanduser() if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
-    return base / "agentcli"
+    """The agentcli data directory (not created); config.data_home says where it is."""
+    return data_home()
 
 
 def database_path() -> Path:

@@ -18,7 +18,7 @@ SUMMARY_TYPES = (str, str, str, str, str, str, str, int, str, str, int, int, int
 
 def summary(row: tuple[Any, ...], build: Callable[[tuple[Any, ...]], T]) -> T | None:
     """`build(row)` when every column holds its type (no bool or NULL posing as an integer); the last column,
-    the base URL, is text or NULL (sessions saved before it was kept)."""
+    the base URL, is text or NULL (unknown)."""
     if len(row) != len(SUMMARY_TYPES) + 1:
         return None
     if not all(type(value) is kind for value, kind in zip(row, SUMMARY_TYPES, strict=False)):

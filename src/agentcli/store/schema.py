@@ -1,16 +1,18 @@
-"""Opening `sessions.db`: WAL, a busy timeout, and the schema's version with forward migrations.
+"""Opening `sessions.db`: WAL, a busy timeout, and its one schema.
 
-`PRAGMA user_version` is the schema version. Opening runs the migrations the file has not had yet, in one
-transaction; a file from a newer agentcli (a higher version) is refused and never written to.
+`PRAGMA user_version` is the schema version. A new file gets SCHEMA. A file of version 4 has the same tables,
+its run states holding the repeat guard, which is now rebuilt from the log: opening it leaves the guard out of
+them, once, in one transaction. Any other version (a newer agentcli's, or an early one's) is refused and never
+written to.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 from agentcli.errors import StoreError
-from agentcli.store.compactions import TABLE as COMPACTIONS_TABLE
 from agentcli.store.paths import private_dir, private_file
 
 BUSY_TIMEOUT = 5.0
@@ -19,7 +21,14 @@ BUSY_TIMEOUT = 5.0
 WAL_PAGES = 10_000
 """Past this many pages (40 MB) a commit folds the WAL into the file itself; below it, closing the store does."""
 
-V1 = (
+VERSION = 5
+GUARDED_VERSION = 4
+"""The version whose run states hold the repeat guard: brought to VERSION on open."""
+
+SCHEMA = (
+    # One row per session: what `sessions list` shows; `owner` is the lease ("host pid start-time token" of
+    # the process running it now, NULL when nobody is); `base_url` the endpoint's without user:password@, NULL
+    # when unknown.
     """CREATE TABLE sessions (
         id TEXT PRIMARY KEY,
         created TEXT NOT NULL,
@@ -34,53 +43,37 @@ V1 = (
         turns INTEGER NOT NULL,
         prompt_tokens INTEGER NOT NULL,
         completion_tokens INTEGER NOT NULL,
-        cached_tokens INTEGER NOT NULL)""",
+        cached_tokens INTEGER NOT NULL,
+        owner TEXT,
+        base_url TEXT)""",
     "CREATE INDEX sessions_by_activity ON sessions (updated)",
+    # The log: append-only, each message under its id, which nothing rewrites.
     """CREATE TABLE messages (
-        session_id TEXT NOT NULL, position INTEGER NOT NULL, body TEXT NOT NULL,
-        PRIMARY KEY (session_id, position)) WITHOUT ROWID""",
+        session_id TEXT NOT NULL, id INTEGER NOT NULL, body TEXT NOT NULL,
+        PRIMARY KEY (session_id, id)) WITHOUT ROWID""",
     """CREATE TABLE runs (
         session_id TEXT NOT NULL, number INTEGER NOT NULL, status TEXT NOT NULL, state TEXT NOT NULL,
         PRIMARY KEY (session_id, number)) WITHOUT ROWID""",
     """CREATE TABLE events (
         session_id TEXT NOT NULL, run INTEGER NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
         PRIMARY KEY (session_id, run, seq)) WITHOUT ROWID""",
-)
-
-V2 = (
-    # The log is append-only and its entries have ids: a message's id is the position it was written at,
-    # which nothing rewrites any more (a run taken back stays, left out of what is sent).
-    "ALTER TABLE messages RENAME COLUMN position TO id",
-    # The lease: who is running this session now ("host pid start-time token"), NULL when nobody is.
-    "ALTER TABLE sessions ADD COLUMN owner TEXT",
     # What the file tools read (a digest) and changed (the content before and after), ids from the log's counter.
     """CREATE TABLE records (
         session_id TEXT NOT NULL, id INTEGER NOT NULL, call_id TEXT NOT NULL, path TEXT NOT NULL,
         digest TEXT NOT NULL, before BLOB, after BLOB,
         PRIMARY KEY (session_id, id)) WITHOUT ROWID""",
-)
-
-V3 = (
-    # The endpoint's whole base URL (without user:password@), so that resume and --continue go back to the
-    # server the session spoke to, not only its host; NULL for a session saved before (its host is in endpoint).
-    "ALTER TABLE sessions ADD COLUMN base_url TEXT",
-)
-
-V4 = (
     # What each compaction of what was sent did, and the model's summary (the log is never touched by one).
-    COMPACTIONS_TABLE,
+    """CREATE TABLE compactions (
+        session_id TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL, run INTEGER NOT NULL,
+        tokens_before INTEGER NOT NULL, tokens_after INTEGER NOT NULL, context_window INTEGER NOT NULL,
+        how TEXT NOT NULL, summary TEXT NOT NULL, summary_before INTEGER NOT NULL,
+        PRIMARY KEY (session_id, seq)) WITHOUT ROWID""",
 )
-
-MIGRATIONS: list[tuple[str, ...]] = [V1, V2, V3, V4]
-"""MIGRATIONS[n] takes a database from version n to n + 1. Only ever append."""
-
-
-def schema_version() -> int:
-    return len(MIGRATIONS)
 
 
 def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
-    """An open, migrated connection in autocommit mode (transactions are explicit). Raises StoreError."""
+    """An open connection at this version's schema, in autocommit mode (transactions are explicit). Raises
+    StoreError."""
     try:
         if create:
             private_dir(path.parent)
@@ -99,8 +92,8 @@ def connect(path: Path, *, create: bool = True) -> sqlite3.Connection:
         connection.execute("PRAGMA synchronous = NORMAL")
         # Folding the WAL into the file (and its fsync, ~30 ms) is left to Store.close, not to a step of a run.
         connection.execute(f"PRAGMA wal_autocheckpoint = {WAL_PAGES}")
-        if _version(connection) < schema_version():
-            _migrate(connection, path)
+        if _version(connection) != VERSION:
+            _bring_up(connection, path)
     except sqlite3.Error as exc:
         connection.close()
         raise describe(exc, path) from None
@@ -128,24 +121,48 @@ def _version(connection: sqlite3.Connection) -> int:
 
 
 def _check_version(connection: sqlite3.Connection, path: Path) -> None:
+    """StoreError for a version this agentcli neither has nor brings up (0 is a new file)."""
     version = _version(connection)
-    if version > schema_version():
+    if version > VERSION:
         raise StoreError(
             f"{path} was written by a newer agentcli (schema version {version}; this one knows up to "
-            f"{schema_version()}); it was left untouched: upgrade agentcli to use it"
+            f"{VERSION}); it was left untouched: upgrade agentcli to use it"
+        )
+    if version not in (0, GUARDED_VERSION, VERSION):
+        raise StoreError(
+            f"{path} was written by an early agentcli (schema version {version}) whose sessions this one cannot "
+            "read; it was left untouched: move it away to start afresh"
         )
 
 
-def _migrate(connection: sqlite3.Connection, path: Path) -> None:
-    connection.execute("BEGIN IMMEDIATE")  # two processes opening a new file at once migrate it once
+def _bring_up(connection: sqlite3.Connection, path: Path) -> None:
+    """Make a new file's tables, or leave the guard out of a version 4 file's run states."""
+    connection.execute("BEGIN IMMEDIATE")  # two processes opening one file at once do this once
     try:
         _check_version(connection, path)
-        for number in range(_version(connection), schema_version()):
-            for statement in MIGRATIONS[number]:
+        version = _version(connection)
+        if version == 0:
+            for statement in SCHEMA:
                 connection.execute(statement)
-        connection.execute(f"PRAGMA user_version = {schema_version()}")
+        elif version == GUARDED_VERSION:
+            _leave_out_guards(connection)
+        connection.execute(f"PRAGMA user_version = {VERSION}")
         connection.execute("COMMIT")
     except BaseException:
         if connection.in_transaction:
             connection.execute("ROLLBACK")
         raise
+
+
+def _leave_out_guards(connection: sqlite3.Connection) -> None:
+    """Each run state without its repeat guard (a state that is not JSON is left for the reader to report)."""
+    rows = connection.execute("SELECT session_id, number, state FROM runs").fetchall()
+    for session_id, number, state in rows:
+        try:
+            data = json.loads(state)
+        except (TypeError, ValueError):
+            continue
+        if isinstance(data, dict) and data.pop("guard", None) is not None:
+            connection.execute(
+                "UPDATE runs SET state = ? WHERE session_id = ? AND number = ?", (json.dumps(data), session_id, number)
+            )

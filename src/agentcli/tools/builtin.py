@@ -1,11 +1,10 @@
-"""The tools agentcli ships: `read_file`, `list_files`, `search_text`, `edit_file`, `write_file` (sandboxed to the
-workspace), `run_command` (in the kernel sandbox), `calculator`, `update_plan`.
+"""The tools agentcli ships, each declared once, in BUILTINS: where its function is, and what calling it does.
 
-They are written the way a user writes a tool: a typed function, `@tool` when it needs more than its signature
-says, and a `ToolContext` parameter when it needs the workspace. Their descriptions and schemas are also kept
-in BUILTIN_SCHEMAS, generated from those functions and pinned by a test that regenerates them; each function
-(its module, and Pydantic) is imported on its first call. So listing the tools, or sending their schemas,
-imports no Pydantic.
+A built-in is written the way a user writes a tool: a typed function whose docstring and signature say what the
+model is told (the context by a `ToolContext` parameter). What the model is told of them is also kept in
+BUILTIN_SCHEMAS, generated from those functions (tests/tools/test_builtin.py regenerates it and fails when it
+differs), so that listing the tools or sending their schemas imports neither their modules nor Pydantic: each
+function is imported on its first call.
 """
 
 from __future__ import annotations
@@ -13,56 +12,74 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agentcli.config import Settings
 from agentcli.tools.builtin_schemas import BUILTIN_SCHEMAS
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.registry import Tool, ToolRegistry
+from agentcli.tools.core.decorator import declare
+from agentcli.tools.core.registry import ToolRegistry
+from agentcli.tools.core.tool import Tool
 
 BUILTIN_SOURCE = "built-in"
-MODULES = {
-    "read_file": "agentcli.tools.files.read_file",
-    "list_files": "agentcli.tools.files.list_files",
-    "search_text": "agentcli.tools.files.search_text",
-    "edit_file": "agentcli.tools.files.edit_file",
-    "write_file": "agentcli.tools.files.write_file",
-    "run_command": "agentcli.tools.commands.tool",
-    "calculator": "agentcli.tools.calculator.tool",
-    "update_plan": "agentcli.tools.plan.tool",
+
+
+@dataclass(frozen=True)
+class Builtin:
+    """One built-in: the module of its function (named as the tool), and what `@tool(...)` would say of it."""
+
+    module: str
+    requires_approval: bool = False
+    """It changes the user's files (a command may change anything it can write), so it asks first; `declare`
+    draws the rest: not read-only, and the same call may be made again."""
+    preview: str = ""
+    """The function of `module` that shows what a call would do, for the approval prompt."""
+
+
+BUILTINS = {
+    "read_file": Builtin("agentcli.tools.files.read_file"),
+    "list_files": Builtin("agentcli.tools.files.list_files"),
+    "search_text": Builtin("agentcli.tools.files.search_text"),
+    "edit_file": Builtin("agentcli.tools.files.edit_file", requires_approval=True, preview="preview_edit"),
+    "write_file": Builtin("agentcli.tools.files.write_file", requires_approval=True, preview="preview_write"),
+    "run_command": Builtin("agentcli.tools.commands.tool", requires_approval=True, preview="preview_command"),
+    "calculator": Builtin("agentcli.tools.calculator.tool"),
+    "update_plan": Builtin("agentcli.tools.plan.tool"),
 }
-"""Where each built-in lives: the function of that name in that module."""
-
-CHANGES_FILES = frozenset({"edit_file", "write_file", "run_command"})
-"""The built-ins that change the user's files (a command may change anything it can write): they ask for approval
-and may be repeated (their @tool says so too, and a test checks the two agree; the pinned schemas hold only what
-the model is sent)."""
 
 
-def _load(name: str) -> Callable[..., object]:
-    function: Callable[..., object] = getattr(importlib.import_module(MODULES[name]), name)
+def _imported(module: str, name: str) -> Callable[..., Any]:
+    function: Callable[..., Any] = getattr(importlib.import_module(module), name)
     return function
+
+
+def _later(module: str, name: str) -> Callable[..., str]:
+    """The function `name` of `module`, its module imported when it is first called."""
+
+    def call(*args: Any, **kwargs: Any) -> str:
+        return str(_imported(module, name)(*args, **kwargs))
+
+    return call
 
 
 def builtin_functions() -> list[Callable[..., object]]:
     """The built-in tools as the typed functions they are (this imports them, and Pydantic)."""
-    return [_load(name) for name in MODULES]
+    return [_imported(builtin.module, name) for name, builtin in BUILTINS.items()]
 
 
 def builtin_list() -> list[Tool]:
     """The built-in tools, each saying it is built in; each function is loaded on its first call."""
-    return [
-        Tool(
-            name,
-            spec["description"],
-            functools.partial(_load, name),
-            spec["parameters"],
-            requires_approval=name in CHANGES_FILES,
-            idempotent=name not in CHANGES_FILES,
-            source=BUILTIN_SOURCE,
-        )
-        for name, spec in BUILTIN_SCHEMAS.items()
-    ]
+    return [_tool(name, builtin) for name, builtin in BUILTINS.items()]
+
+
+def _tool(name: str, builtin: Builtin) -> Tool:
+    told = BUILTIN_SCHEMAS[name]
+    preview = _later(builtin.module, builtin.preview) if builtin.preview else None
+    spec = declare(requires_approval=builtin.requires_approval, preview=preview)
+    load = functools.partial(_imported, builtin.module, name)
+    return Tool(name, told["description"], load, told["parameters"], spec, BUILTIN_SOURCE)
 
 
 def builtin_tools(workspace: str | Path = ".", *, settings: Settings | None = None) -> ToolRegistry:

@@ -1,6 +1,6 @@
-"""The built-in tools' descriptions and parameter schemas, generated from their Pydantic models.
+"""The built-in tools' descriptions and parameter schemas, generated from their functions.
 
-Do not edit: tests/tools/test_builtin.py regenerates this file from the models and fails when it differs
+Do not edit: tests/tools/test_builtin.py regenerates this file from them and fails when it differs
 (`UPDATE_SNAPSHOTS=1 python -m pytest tests/tools/test_builtin.py` rewrites it). A constant, so that
 listing the tools or sending their schemas imports no Pydantic.
 """
@@ -21,18 +21,18 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
       "additionalProperties": false,
       "properties": {
         "path": {
-          "description": "File path relative to the workspace root",
+          "description": "Relative to the workspace root",
           "type": "string"
         },
         "offset": {
           "default": 0,
-          "description": "Lines to skip (0-based first line)",
+          "description": "Lines to skip",
           "minimum": 0,
           "type": "integer"
         },
         "limit": {
           "default": 200,
-          "description": "Maximum lines to show",
+          "description": "Lines to show",
           "maximum": 500,
           "minimum": 1,
           "type": "integer"
@@ -45,7 +45,7 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
     }
   },
   "list_files": {
-    "description": "List the files under a directory, recursively; .gitignored files are left out.",
+    "description": "List the files under a directory, recursively, .gitignored ones left out.",
     "parameters": {
       "additionalProperties": false,
       "properties": {
@@ -71,7 +71,7 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
     }
   },
   "search_text": {
-    "description": "Search text files for a regular expression (Python re syntax, no lookarounds or backreferences); one PATH:LINE: TEXT line per match.",
+    "description": "Search text files for a Python regular expression (no lookarounds or backreferences); one PATH:LINE: TEXT line per match.",
     "parameters": {
       "additionalProperties": false,
       "properties": {
@@ -85,7 +85,7 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
         },
         "glob": {
           "default": "",
-          "description": "Only files matching, e.g. **/*.py",
+          "description": "Files to search, e.g. **/*.py",
           "type": "string"
         },
         "ignore_case": {
@@ -106,25 +106,25 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
     }
   },
   "edit_file": {
-    "description": "Replace old_text with new_text in a text file; read the file first. old_text must occur exactly once unless replace_all.",
+    "description": "Replace old_text with new_text in a file you have read; old_text must occur exactly once unless replace_all.",
     "parameters": {
       "additionalProperties": false,
       "properties": {
         "path": {
-          "description": "File path relative to the workspace root",
+          "description": "Relative to the workspace root",
           "type": "string"
         },
         "old_text": {
-          "description": "The exact text to replace, with enough lines around it to be unique",
+          "description": "Exact text to replace, with enough lines around it to be unique",
           "type": "string"
         },
         "new_text": {
-          "description": "The text to put in its place",
+          "description": "Its replacement",
           "type": "string"
         },
         "replace_all": {
           "default": false,
-          "description": "Replace every occurrence of old_text",
+          "description": "Replace every occurrence",
           "type": "boolean"
         }
       },
@@ -137,16 +137,16 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
     }
   },
   "write_file": {
-    "description": "Create a file (and its missing directories), or replace a whole file's text; read an existing file first.",
+    "description": "Create a file (and its directories) or replace all its text; read an existing file first.",
     "parameters": {
       "additionalProperties": false,
       "properties": {
         "path": {
-          "description": "File path relative to the workspace root",
+          "description": "Relative to the workspace root",
           "type": "string"
         },
         "content": {
-          "description": "The whole text of the file",
+          "description": "The whole new text",
           "type": "string"
         }
       },
@@ -158,17 +158,17 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
     }
   },
   "run_command": {
-    "description": "Run a shell command in the workspace root (stdin empty, no network unless the user allowed it) and return its exit code and output, stdout and stderr merged; long output keeps its beginning and end.",
+    "description": "Run a shell command in the workspace root, stdin empty, no network unless the user allowed it. Returns the exit code and the output (stdout and stderr merged; long output keeps its start and end).",
     "parameters": {
       "additionalProperties": false,
       "properties": {
         "command": {
-          "description": "A shell command line, run with /bin/sh -c in the workspace root",
+          "description": "Run by /bin/sh -c",
           "type": "string"
         },
         "timeout": {
           "default": 120,
-          "description": "Seconds before the command is killed",
+          "description": "Seconds before it is killed",
           "maximum": 600,
           "minimum": 1,
           "type": "integer"
@@ -181,12 +181,12 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
     }
   },
   "calculator": {
-    "description": "Evaluate an arithmetic expression exactly: + - * / // % ** and parentheses; sqrt, log, log10, exp, sin, cos, tan (radians), abs, round, floor, ceil, min, max; constants pi, e.",
+    "description": "Evaluate arithmetic exactly: + - * / // % ** ( ); sqrt log log10 exp sin cos tan (radians) abs round floor ceil min max; constants pi, e.",
     "parameters": {
       "additionalProperties": false,
       "properties": {
         "expr": {
-          "description": "An arithmetic expression, e.g. (2 + 3) * sqrt(16)",
+          "description": "e.g. (2 + 3) * sqrt(16)",
           "type": "string"
         }
       },
@@ -197,26 +197,23 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
     }
   },
   "update_plan": {
-    "description": "Set your plan for this task: every step with its status (pending, in_progress, completed), at most one in_progress. Call it again as steps are done; the answer is checked against it.",
+    "description": "Set your plan: every step with its status, at most one in_progress. Call it again as steps get done; your answer is checked against it.",
     "parameters": {
       "$defs": {
         "PlanItem": {
           "description": "One step of the plan.",
           "properties": {
             "step": {
-              "description": "What this step does",
+              "description": "What to do",
               "minLength": 1,
-              "title": "Step",
               "type": "string"
             },
             "status": {
-              "description": "pending, in_progress or completed",
               "enum": [
                 "pending",
                 "in_progress",
                 "completed"
               ],
-              "title": "Status",
               "type": "string"
             }
           },
@@ -224,14 +221,13 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
             "step",
             "status"
           ],
-          "title": "PlanItem",
           "type": "object"
         }
       },
       "additionalProperties": false,
       "properties": {
         "steps": {
-          "description": "Every step of the plan, in order, with its status",
+          "description": "All steps, in order",
           "items": {
             "$ref": "#/$defs/PlanItem"
           },
@@ -240,7 +236,7 @@ BUILTIN_SCHEMAS: dict[str, dict[str, Any]] = json.loads(
         },
         "explanation": {
           "default": "",
-          "description": "Why the plan is as it is, or changed",
+          "description": "Why it changed",
           "type": "string"
         }
       },

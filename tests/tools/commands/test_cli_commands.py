@@ -20,6 +20,7 @@ from agentcli.engine.policy import Allow, Deny, PendingCall
 from agentcli.tools.builtin import builtin_tools
 from agentcli.tools.commands.allow import AllowRules
 from tests.cli.conftest import Invoke, agent_env, cli_env
+from tests.support.calls import pending
 from tests.support.processes import start_agent
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 from tests.tools.commands.conftest import running, sleeper
@@ -36,11 +37,7 @@ class Terminal(io.StringIO):
 
 
 def command_call(command: str, workspace: Path) -> PendingCall:
-    tools = builtin_tools(workspace)
-    arguments = json.dumps({"command": command})
-    return PendingCall(
-        "call_1", "run_command", arguments, tools.get("run_command"), 1, lambda: tools.preview("run_command", arguments)
-    )
+    return pending(builtin_tools(workspace), "run_command", json.dumps({"command": command}))
 
 
 def test_the_prompt_shows_the_command_verbatim_and_a_allows_that_exact_command(
@@ -67,7 +64,7 @@ def test_the_allow_option_and_the_config_file_both_count(tmp_path: Path, monkeyp
     config.write_text('allow = ["git status"]\n', encoding="utf-8")
     monkeypatch.setenv("AGENTCLI_CONFIG", str(config))
     monkeypatch.setenv("LLM_MODEL_NAME", "m")
-    settings = RunOptions(allow=["echo *"], allow_network=True, workspace=tmp_path).settings()
+    settings = RunOptions({"allow": ["echo *"], "allow_network": True, "workspace": tmp_path}).settings()
     assert settings.allow == ("git status", "echo *") and settings.allow_network
 
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentcli.config import load_settings
-from agentcli.config_file import Alias, ConfigFile
+from agentcli.config import Alias, ConfigFile, load_settings
 from agentcli.tools.builtin import builtin_tools
 from agentcli.tools.commands.environment import hidden, scrubbed
 

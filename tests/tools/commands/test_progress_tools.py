@@ -9,6 +9,7 @@ import pytest
 
 from agentcli.tools.core.progress import Progress, ToolInterrupted
 from agentcli.tools.core.registry import ToolRegistry, ToolResult
+from tests.support.calls import bound
 
 CLOSED: list[str] = []
 
@@ -27,7 +28,7 @@ def slow(n: int) -> Generator[Progress, None, str]:
 
 
 def drive(registry: ToolRegistry, name: str = "slow", **arguments: object) -> tuple[list[Progress], ToolResult]:
-    reports, running = [], registry.run(name, arguments)
+    reports, running = [], registry.run(bound(registry, name, arguments))
     while True:
         try:
             reports.append(next(running))
@@ -49,7 +50,8 @@ def test_a_failure_mid_way_is_an_error_result() -> None:
 
 def test_call_drains_the_reports_and_a_close_reaches_the_tool() -> None:
     assert ToolRegistry([slow]).call("slow", {"n": 1}).content.startswith("counted to 1")
-    running = ToolRegistry([slow]).run("slow", {"n": 5})
+    five = ToolRegistry([slow])
+    running = five.run(bound(five, "slow", {"n": 5}))
     next(running)
     running.close()
     assert CLOSED[-1] == "closed 5"
@@ -73,7 +75,7 @@ def test_the_key_is_masked_in_progress_and_in_an_interrupted_result_too() -> Non
     registry = ToolRegistry([leaky], context=ToolContext.from_settings(Settings(api_key=Secret(KEY))))
     reports, result = drive(registry, "leaky", interrupt=False)
     assert reports[0].tail == ("LLM_API_KEY=********",) and KEY not in result.content
-    stopped = registry.run("leaky", {"interrupt": True})
+    stopped = registry.run(bound(registry, "leaky", {"interrupt": True}))
     next(stopped)
     with pytest.raises(ToolInterrupted) as caught:
         next(stopped)

@@ -1,11 +1,11 @@
 """The `calculator` tool: arithmetic on a parsed syntax tree, with an allow-list and hard size limits.
 
 The input is never given to eval, exec or compile. Three steps, each in its own module:
-- `calculator_parser.parse`: the text to an `ast` tree (our own parser for arithmetic, so long flat sums and
-  products of thousands of terms are fine; `ast.parse` for anything else, to name what is not allowed);
-- `calculator_tree.compute`: the value of the tree, computing only the nodes on the allow-list in
-  `calculator_rules` (numbers, + - * / // % **, unary + -, FUNCTIONS, CONSTANTS);
-- `format_number`: the value as text, every digit its own.
+- `parser.parse`: the text to an `ast` tree (our own parser for arithmetic, so long flat sums and products of
+  thousands of terms are fine; `ast.parse` for anything else, to name what is not allowed);
+- `tree.compute`: the value of the tree, computing only the nodes on the allow-list in `rules.py` (numbers,
+  + - * / // % **, unary + -, FUNCTIONS, CONSTANTS);
+- `rules.format_number`: the value as text, every digit its own.
 Every limit exists so that a hostile or careless expression (`9**9**9**9`, 10,000 nested parentheses, a megabyte
 of input) is refused at once instead of hanging.
 
@@ -58,8 +58,8 @@ def evaluate(expr: str) -> Number:
 
 
 def calculator(
-    expr: Annotated[str, Field(description="An arithmetic expression, e.g. (2 + 3) * sqrt(16)")],
+    expr: Annotated[str, Field(description="e.g. (2 + 3) * sqrt(16)")],
 ) -> str:
-    """Evaluate an arithmetic expression exactly: + - * / // % ** and parentheses; sqrt, log, log10, exp,
-    sin, cos, tan (radians), abs, round, floor, ceil, min, max; constants pi, e."""
+    """Evaluate arithmetic exactly: + - * / // % ** ( ); sqrt log log10 exp sin cos tan (radians) abs round
+    floor ceil min max; constants pi, e."""
     return format_number(evaluate(expr))

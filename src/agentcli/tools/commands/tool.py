@@ -14,29 +14,27 @@ from agentcli.tools.commands import process
 from agentcli.tools.commands.capture import Capture
 from agentcli.tools.commands.environment import scrubbed
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
 from agentcli.tools.core.progress import Progress, ToolInterrupted
 
-CommandArg = Annotated[str, Field(description="A shell command line, run with /bin/sh -c in the workspace root")]
-TimeoutArg = Annotated[int, Field(ge=1, le=600, description="Seconds before the command is killed")]
+CommandArg = Annotated[str, Field(description="Run by /bin/sh -c")]
+TimeoutArg = Annotated[int, Field(ge=1, le=600, description="Seconds before it is killed")]
 
 
 def preview_command(context: ToolContext, command: str, timeout: int = 120) -> str:
     """What the approval prompt shows: the command verbatim, where it runs and under which sandbox."""
-    layers = detect(allow_network=context.settings.allow_network)
+    layers = detect(allow_network=context.settings.allow_network, workspace=context.workspace.root)
     return f"in {context.workspace.root} · sandbox: {layers.name()} · timeout {timeout} s\n{command}"
 
 
-@tool(requires_approval=True, idempotent=False, preview=preview_command)
 def run_command(context: ToolContext, command: CommandArg, timeout: TimeoutArg = 120) -> Generator[Progress, None, str]:
-    """Run a shell command in the workspace root (stdin empty, no network unless the user allowed it) and return
-    its exit code and output, stdout and stderr merged; long output keeps its beginning and end."""
+    """Run a shell command in the workspace root, stdin empty, no network unless the user allowed it. Returns
+    the exit code and the output (stdout and stderr merged; long output keeps its start and end)."""
     if not command.strip():
         raise ValueError("the command is empty; give a shell command line, e.g. `pytest -q`")
     if "\0" in command:
         raise ValueError("the command holds a NUL character, which no shell can run")
-    layers = detect(allow_network=context.settings.allow_network)
     root = context.workspace.root
+    layers = detect(allow_network=context.settings.allow_network, workspace=root)
     argv = wrap(command, workspace=root, layers=layers)
     env = scrubbed(key_variables=context.settings.key_variables)
     try:

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from agentcli.config import Settings
-from agentcli.tools.files.ledger import Ledger, MemoryLedger
-from agentcli.tools.files.workspace import Workspace
+from agentcli.tools.core.ledger import Ledger, MemoryLedger
+from agentcli.tools.core.workspace import Workspace
 
 
 class PlanBoard(Protocol):

@@ -1,5 +1,7 @@
-"""`@agentcli.tool`: marks a function as a tool. Only a mark: a tools file imports this module, so it stays cheap
-(no pydantic), and the schema is built later by the registry, where an error can name the file and the tool."""
+"""`@agentcli.tool`: marks a function as a tool, and ToolSpec: what calling a tool does, stated once.
+
+Only a mark: a tools file imports this module, so it stays cheap (no Pydantic), and the schema is built later by
+the registry, where an error can name the file and the tool."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from dataclasses import dataclass
 from typing import TypeVar, overload
 
 MARK = "__agentcli_tool__"
-"""The attribute that holds a decorated function's ToolSpec."""
+"""The attribute that holds a decorated function's Mark."""
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -33,19 +35,40 @@ def check_name(name: str) -> str:
     return name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolSpec:
-    """What the decorator was told about a tool, beyond its signature and docstring."""
+    """What calling a tool does, beyond its signature and docstring. Every reader asks it here: the before_call
+    policy (approval), --read-only, planning runs, the repeat guard and `agent tools list`. Build it with
+    `declare` (the decorator's rule) or state all three flags."""
 
-    name: str | None = None
-    """The name the model calls it by; None: the function's name."""
-    requires_approval: bool = False
+    requires_approval: bool
     """Run only when the before_call policy allows it (the CLI asks the user)."""
-    idempotent: bool = True
-    """Calling it twice with the same arguments does nothing new, so the repeat guard may answer a repeat."""
+    read_only: bool
+    """Changes nothing: planning runs and --read-only offer it."""
+    idempotent: bool
+    """The same arguments twice do nothing new, so the repeat guard answers a repeat instead of running it."""
     preview: Callable[..., str] | None = None
     """Takes the tool's own arguments, changes nothing, and says what a call would do (a diff): what an approval
     prompt shows. None: the prompt shows the arguments."""
+
+
+def declare(
+    *, requires_approval: bool = False, idempotent: bool | None = None, preview: Callable[..., str] | None = None
+) -> ToolSpec:
+    """The ToolSpec of `@tool(...)`'s arguments: a tool that asks for approval changes things, so it is not
+    read-only and, unless `idempotent` says otherwise, the same call may rightly be made again."""
+    repeatable = not requires_approval if idempotent is None else idempotent
+    return ToolSpec(
+        requires_approval=requires_approval, read_only=not requires_approval, idempotent=repeatable, preview=preview
+    )
+
+
+@dataclass(frozen=True)
+class Mark:
+    """What the decorator leaves on a function: the name the model calls it by (None: the function's) and its spec."""
+
+    name: str | None
+    spec: ToolSpec
 
 
 @overload
@@ -71,22 +94,18 @@ def tool(
     idempotent: bool | None = None,
     preview: Callable[..., str] | None = None,
 ) -> F | Callable[[F], F]:
-    """Make a function a tool: `@tool`, or `@tool(requires_approval=True, name=..., idempotent=...)`.
-
-    The function is returned unchanged (call it as before); `idempotent` defaults to `not requires_approval`:
-    a call that needs approval has side effects, so the same call may be made again.
-    """
+    """Make a function a tool: `@tool`, or `@tool(requires_approval=True, name=..., idempotent=..., preview=...)`
+    (see `declare`). The function is returned unchanged: call it as before."""
     if isinstance(name, str):
         check_name(name)  # now, so the error points at the decorator's line of the file
-    repeatable = not requires_approval if idempotent is None else idempotent
-    spec = ToolSpec(name, requires_approval, repeatable, preview)
+    made = Mark(name, declare(requires_approval=requires_approval, idempotent=idempotent, preview=preview))
 
     def mark(target: F) -> F:
         if not inspect.isfunction(target):
             shown = getattr(target, "__name__", None) or repr(target)[:80]
             kind = "a class" if inspect.isclass(target) else f"a {type(target).__name__}"
             raise ToolDefinitionError(f"tool {shown!r}: @agentcli.tool decorates functions, and this is {kind}")
-        setattr(target, MARK, spec)
+        setattr(target, MARK, made)
         return target
 
     if func is None:
@@ -96,7 +115,7 @@ def tool(
     return mark(func)
 
 
-def spec_of(obj: object) -> ToolSpec | None:
-    """The ToolSpec of a decorated function, None for anything else."""
-    spec = getattr(obj, MARK, None) if inspect.isfunction(obj) else None
-    return spec if isinstance(spec, ToolSpec) else None
+def mark_of(obj: object) -> Mark | None:
+    """The Mark of a decorated function, None for anything else."""
+    found = getattr(obj, MARK, None) if inspect.isfunction(obj) else None
+    return found if isinstance(found, Mark) else None

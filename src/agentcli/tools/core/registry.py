@@ -1,52 +1,27 @@
-"""The tool registry: schemas for the model, and `call(name, raw_args)` that never raises.
+"""The tool registry: an ordered set of tools, their schemas for the request, and calls that never raise.
 
-Pydantic is imported only when a tool's model is first needed (a call, or a schema not known in advance):
-`agent tools list` shows the built-ins from their pinned schemas and never pays for it.
-
-What a tool does besides returning is kept off the user's screen and out of the model's way:
-- what it prints to `sys.stdout` is captured (`--output json` stdout stays JSON) and added to its result, clipped
-  to PRINTED_LIMIT: a print is often the very thing the tool meant to say. Capture is per thread (`sys.stdout` is
-  a router while any tool runs), so tools run from several threads keep their prints apart and the renderer's
-  own writes from other threads go through. Not captured: writes to `sys.stderr`, to file descriptor 1 directly
-  (a subprocess left to inherit it, `sys.stdout.buffer`), and prints of threads the tool starts.
-- any exception but KeyboardInterrupt (Ctrl-C stays an interrupt) is an error result: SystemExit and
-  GeneratorExit too, since a tool's failure is an observation for the model, never a crash.
-- the API key, if a tool's result holds it (a tool that reads the environment, a file, a server's echo), is
-  masked (Secret.masked, the client's policy too) before the result reaches the model, the screen or the store.
+A call is bound first (`bind`: parsed and validated once, or an InvalidCall that says what is wrong), then run
+(`run`): invoke.py calls the function safely, and the result the model gets has the API key masked, if a tool's
+result holds it (a tool that reads the environment, a file, a server's echo; Secret.masked, the client's policy
+too), and is cut at RESULT_LIMIT.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import inspect
-import io
-import json
-import sys
-import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import Any
 
-from agentcli.text import CHARS_PER_TOKEN, QUOTE_LIMIT, excerpt, json_text, quote
+from agentcli.tools.core.binding import Arguments, BoundCall, InvalidCall, bind, unknown_tool
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import ToolDefinitionError, ToolSpec, check_name, spec_of
-from agentcli.tools.core.describe import describe_parameters
+from agentcli.tools.core.invoke import captured_stdout, invoke
 from agentcli.tools.core.progress import Progress, ToolInterrupted
-
-if TYPE_CHECKING:
-    from pydantic import BaseModel, ValidationError
-
-RAW_QUOTE_LIMIT = QUOTE_LIMIT
-"""How much of a broken argument string an error message quotes back to the model."""
+from agentcli.tools.core.tool import Tool
 
 RESULT_LIMIT = 100_000
 """Characters of one result the model gets: it is re-sent on every later step, so a runaway tool costs twice."""
-
-PRINTED_LIMIT = 4_000
-"""Characters of what a tool printed that its result carries: enough for a message, not for a flood of logging."""
 
 
 @dataclass(frozen=True)
@@ -58,104 +33,6 @@ class ToolResult:
     elapsed_ms: float = 0.0
     diff: str = ""
     """The unified diff of the file change the call recorded, if it made one (edit_file, write_file)."""
-
-
-@dataclass(frozen=True)
-class Tool:
-    """A typed function the model may call; its docstring's first paragraph is the description.
-
-    `load` returns the function. A built-in is loaded (its module, and Pydantic, imported) on its first call,
-    its parameters' JSON Schema given in advance as `schema`; `from_function` builds everything at once.
-    """
-
-    name: str
-    description: str
-    load: Callable[[], Callable[..., object]]
-    schema: dict[str, Any] | None = None
-    requires_approval: bool = False
-    idempotent: bool = True
-    source: str = ""
-    """Where the tool came from, as `agent tools list` shows it: built-in, a file path, plugin NAME, mcp NAME."""
-    validator: Callable[[dict[str, Any]], str | None] | None = None
-    """For a tool whose parameters are only a JSON Schema (an MCP server's): what is wrong with the arguments,
-    or None; they are then passed as they are, as keyword arguments. Without it, `args_model` validates."""
-    changes: bool | None = None
-    """Whether a call may change something, where that is not what `requires_approval` says: a trusted MCP
-    server's tool runs unasked but changes nothing only if its server says so. None: it changes things exactly
-    when it asks for approval (a built-in's or a user tool's rule)."""
-
-    @property
-    def may_change(self) -> bool:
-        """Whether a planning run or --read-only must leave this tool out."""
-        return self.requires_approval if self.changes is None else self.changes
-
-    @classmethod
-    def from_function(cls, func: Callable[..., object], name: str | None = None, *, source: str = "") -> Tool:
-        """The tool of a function, `@agentcli.tool` or plain; raises ToolDefinitionError naming what is wrong."""
-        spec = spec_of(func) or ToolSpec()
-        tool_name = check_name(name or spec.name or func.__name__)
-        if inspect.iscoroutinefunction(func) or inspect.isasyncgenfunction(func):
-            raise ToolDefinitionError(f"tool {tool_name!r}: async functions are not supported; write a plain def")
-        from agentcli.tools.core.schema import check_schema_size, description_of
-
-        tool = cls(tool_name, description_of(func), lambda: func, None, spec.requires_approval, spec.idempotent, source)
-        _ = tool.args_model, tool.context_params  # a signature that cannot become a schema fails now
-        check_schema_size(tool_name, tool.openai_schema())
-        return tool
-
-    @cached_property
-    def func(self) -> Callable[..., object]:
-        return self.load()
-
-    @cached_property
-    def args_model(self) -> type[BaseModel]:
-        """The Pydantic model of the model's arguments: it validates every call."""
-        from agentcli.tools.core.schema import arguments_model
-
-        return arguments_model(self.func, self.name)
-
-    @cached_property
-    def context_params(self) -> tuple[str, ...]:
-        """Parameters filled with the registry's ToolContext, not by the model."""
-        from agentcli.tools.core.schema import context_parameters
-
-        return context_parameters(self.func, self.name)
-
-    @cached_property
-    def parameters(self) -> dict[str, Any]:
-        if self.schema is not None:
-            return self.schema
-        from agentcli.tools.core.schema import parameters_schema
-
-        return parameters_schema(self.args_model)
-
-    def openai_schema(self) -> dict[str, Any]:
-        """The entry of the `tools` array of a Chat Completions request."""
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
-        }
-
-    def schema_tokens(self) -> int:
-        """The tokens its entry of the `tools` array costs every request, estimated as the context budget does."""
-        return round(len(json_text(self.openai_schema())) / CHARS_PER_TOKEN)
-
-
-def _quote(raw: str) -> str:
-    return quote(raw, RAW_QUOTE_LIMIT)
-
-
-def _validation_problems(error: ValidationError) -> str:
-    problems = []
-    for item in error.errors():
-        where = ".".join(str(part) for part in item["loc"]) or "arguments"
-        if item["type"] == "missing":
-            problems.append(f"missing required parameter '{where}'")
-        elif item["type"] == "extra_forbidden":
-            problems.append(f"unknown parameter '{where}'")
-        else:
-            problems.append(f"'{where}': {item['msg']}")
-    return "; ".join(problems)
 
 
 class ToolRegistry:
@@ -187,15 +64,15 @@ class ToolRegistry:
         return made
 
     def reading(self) -> ToolRegistry:
-        """The tools that change nothing (see Tool.may_change), on the same context: a planning run's."""
+        """The read-only tools (ToolSpec.read_only), on the same context: a planning run's."""
         kept = ToolRegistry(context=self.context)
-        kept._tools = {name: tool for name, tool in self._tools.items() if not tool.may_change}
+        kept._tools = {name: tool for name, tool in self._tools.items() if tool.spec.read_only}
         return kept
 
     def drop_changing(self) -> list[str]:
-        """Leave out every tool that may change things (Tool.may_change: files, commands, a user's side effects, an
-        MCP tool its server does not call read-only), for --read-only; the names left out."""
-        dropped = [name for name, tool in self._tools.items() if tool.may_change]
+        """Leave out every tool that is not read-only (files, commands, a user's side effects, an MCP tool its
+        server does not call read-only), for --read-only; the names left out."""
+        dropped = [name for name, tool in self._tools.items() if not tool.spec.read_only]
         for name in dropped:
             del self._tools[name]
         return dropped
@@ -217,23 +94,29 @@ class ToolRegistry:
         """The exact `tools` array sent in native mode."""
         return [tool.openai_schema() for tool in self]
 
-    def signature(self, name: str, raw_args: str | dict[str, Any] | None) -> str:
-        """A canonical form of a call: two calls with the same signature do the same thing."""
+    def bind(self, name: str, raw_args: Arguments, call_id: str = "") -> BoundCall | InvalidCall:
+        """The call, its arguments parsed and validated once; or what is wrong with it (the key masked)."""
         tool = self._tools.get(name)
-        args = _parse_arguments(raw_args)
-        if tool is None or isinstance(args, str):
-            return f"{name} {raw_args if isinstance(raw_args, str) else args}".strip()
-        if tool.validator is not None:
-            return f"{name} {json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)}"
-        # Validated and with defaults filled in, so {"path": "a"} and {"path": "a", "offset": 0} match; invalid
-        # arguments, or a tool that cannot be loaded, keep the raw ones (the call will say what is wrong).
-        with contextlib.suppress(Exception):
-            args = tool.args_model.model_validate(args).model_dump(mode="json")
-        return f"{name} {json.dumps(args, sort_keys=True, ensure_ascii=False)}"
+        if tool is None:
+            return self._masked(unknown_tool(name, raw_args, call_id, list(self._tools)))
+        bound = bind(tool, raw_args, call_id)
+        if isinstance(bound, InvalidCall):
+            return self._masked(bound)
+        if tool.context_params and self.context is None:
+            problem = f"{name} needs a workspace, and its registry was made without a ToolContext."
+            return InvalidCall(name, tool, call_id, bound.signature, problem)
+        return bound
 
-    def call(self, name: str, raw_args: str | dict[str, Any] | None, call_id: str = "") -> ToolResult:
-        """Run a tool by name with the model's raw arguments. Every failure becomes an error result."""
-        reports = self.run(name, raw_args, call_id)
+    def _masked(self, call: InvalidCall) -> InvalidCall:
+        """The problem quotes what the model sent, which may hold the key."""
+        return dataclasses.replace(call, problem=self._scrubbed(call.problem))
+
+    def call(self, name: str, raw_args: Arguments, call_id: str = "") -> ToolResult:
+        """Bind and run a call by name with the model's raw arguments. Every failure becomes an error result."""
+        bound = self.bind(name, raw_args, call_id)
+        if isinstance(bound, InvalidCall):
+            return ToolResult(bound.problem, True)
+        reports = self.run(bound)
         while True:
             try:
                 next(reports)
@@ -241,16 +124,35 @@ class ToolRegistry:
                 result: ToolResult = done.value
                 return result
 
-    def run(
-        self, name: str, raw_args: str | dict[str, Any] | None, call_id: str = ""
-    ) -> Generator[Progress, None, ToolResult]:
-        """`call`, yielding the Progress a long-running tool (a generator function) reports while it runs."""
+    def run(self, call: BoundCall) -> Generator[Progress, None, ToolResult]:
+        """Run a bound call, yielding the Progress a long-running tool (a generator function) reports."""
         started = time.perf_counter()
         try:
-            content, is_error = yield from self._scrubbed_reports(self._call(name, raw_args, call_id))
+            content, is_error = yield from self._scrubbed_reports(invoke(call.tool.func, self._kwargs(call, call.id)))
         except ToolInterrupted as stop:  # what it had said by then is kept as its result: the same key mask and cut
             raise ToolInterrupted(self._clipped(stop.result)) from None
-        return ToolResult(self._clipped(content), is_error, (time.perf_counter() - started) * 1000, self._diff(call_id))
+        elapsed = (time.perf_counter() - started) * 1000
+        return ToolResult(self._clipped(content), is_error, elapsed, self._diff(call.id))
+
+    def preview(self, call: BoundCall) -> str | None:
+        """What a call would do, from the tool's preview (it changes nothing), for an approval prompt; None when
+        the tool has no preview."""
+        preview = call.tool.spec.preview
+        if preview is None:
+            return None
+        try:
+            with captured_stdout():
+                text = preview(**self._kwargs(call, ""))  # outside the call: nothing is recorded under its id
+        except Exception as exc:  # a preview that fails must not stop the question being asked
+            return f"(no preview: {type(exc).__name__}: {exc})"
+        return self._scrubbed(str(text))
+
+    def _kwargs(self, call: BoundCall, call_id: str) -> dict[str, Any]:
+        """The keyword arguments of the function: the model's, and the context (for `call_id`) where it asks."""
+        if not call.tool.context_params or self.context is None:
+            return dict(call.arguments)
+        context = dataclasses.replace(self.context, call_id=call_id) if call_id else self.context
+        return {**call.arguments, **dict.fromkeys(call.tool.context_params, context)}
 
     def _scrubbed_reports(
         self, calling: Generator[Progress, None, tuple[str, bool]]
@@ -279,72 +181,6 @@ class ToolRegistry:
             )
         return content
 
-    def _call(
-        self, name: str, raw_args: str | dict[str, Any] | None, call_id: str
-    ) -> Generator[Progress, None, tuple[str, bool]]:
-        tool = self._tools.get(name)
-        if tool is None:
-            available = ", ".join(self._tools) or "none"
-            return f"Unknown tool {_quote(name)}. Available tools: {available}.", True
-        kwargs = self._arguments(tool, raw_args, call_id)
-        if isinstance(kwargs, str):
-            return kwargs, True
-        printed = io.StringIO()
-        with _captured_stdout() as buffer:
-            outcome = _run(tool.func, kwargs)
-        printed.write(buffer.getvalue())
-        if isinstance(outcome, tuple):
-            content, is_error = outcome
-        else:  # a generator: its reports go up (outside the capture: a renderer may write to stdout)
-            content, is_error = yield from _reports(outcome, printed)
-        return _with_printed(content, printed.getvalue()), is_error
-
-    def _arguments(self, tool: Tool, raw_args: str | dict[str, Any] | None, call_id: str) -> dict[str, Any] | str:
-        """The keyword arguments of a call (the model's, validated, and the context), or what is wrong with them."""
-        valid = f"Valid parameters of {tool.name}: {describe_parameters(tool.parameters)}."
-        args = _parse_arguments(raw_args)
-        if isinstance(args, str):
-            return f"{args} {valid}"
-        if tool.validator is not None:
-            problem = tool.validator(args)
-            return f"Invalid arguments for {tool.name}: {problem}. {valid}" if problem else dict(args)
-        try:
-            model, context_params = tool.args_model, tool.context_params  # a built-in is loaded here
-        except Exception as exc:
-            return f"The tool {tool.name} could not be loaded: {type(exc).__name__}: {exc}"
-        from pydantic import ValidationError
-
-        try:
-            parsed = model.model_validate(args)
-        except ValidationError as exc:
-            return f"Invalid arguments for {tool.name}: {_validation_problems(exc)}. {valid}"
-        kwargs = {key: getattr(parsed, key) for key in type(parsed).model_fields}
-        if context_params:
-            if self.context is None:
-                return f"{tool.name} needs a workspace, and its registry was made without a ToolContext."
-            context = dataclasses.replace(self.context, call_id=call_id) if call_id else self.context
-            kwargs.update(dict.fromkeys(context_params, context))
-        return kwargs
-
-    def preview(self, name: str, raw_args: str | dict[str, Any] | None) -> str | None:
-        """What a call would do, from the tool's preview (it changes nothing), for an approval prompt; None when
-        the tool has no preview or the arguments are not valid (the call itself will say what is wrong)."""
-        tool = self._tools.get(name)
-        if tool is None:
-            return None
-        try:
-            spec = spec_of(tool.func)
-            if spec is None or spec.preview is None:
-                return None
-            kwargs = self._arguments(tool, raw_args, "")
-            if isinstance(kwargs, str):
-                return None
-            with _captured_stdout():
-                text = spec.preview(**kwargs)
-        except Exception as exc:  # a preview that fails must not stop the question being asked
-            return f"(no preview: {type(exc).__name__}: {exc})"
-        return self._scrubbed(str(text))
-
     def _diff(self, call_id: str) -> str:
         """What the call changed, as the ledger recorded it (before the change was applied)."""
         if not call_id or self.context is None:
@@ -353,153 +189,5 @@ class ToolRegistry:
         return "" if change is None else self._scrubbed(change.diff)
 
     def _scrubbed(self, content: str) -> str:
-        """The result without the API key in it: a tool may read it from anywhere, a model must never see it."""
+        """The text without the API key in it: a tool may read it from anywhere, a model must never see it."""
         return self.context.settings.api_key.masked(content) if self.context is not None else content
-
-
-def _run(func: Callable[..., object], kwargs: dict[str, Any]) -> tuple[str, bool] | Generator[object, None, object]:
-    """The tool's result as text, or its failure as an error result, or the generator of a tool that reports
-    progress (not started yet); only Ctrl-C goes up."""
-    try:
-        value = func(**kwargs)
-        if inspect.isgenerator(value):
-            return cast(Generator[object, None, object], value)
-        return _as_text(value), False  # _as_text too: a result's own __str__ may raise
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # SystemExit, GeneratorExit...: a tool's failure is an observation, never a crash
-        return f"{type(exc).__name__}: {exc}", True
-
-
-_DONE = object()
-
-
-def _reports(
-    running: Generator[object, None, object], printed: io.StringIO
-) -> Generator[Progress, None, tuple[str, bool]]:
-    """Drive a generator tool: each Progress it yields goes up, its return value is the result; a failure is an
-    error result, as for any tool. Closed early (the run abandoned), it is closed too, so it can clean up."""
-    value: object = None
-    try:
-        while True:
-            with _captured_stdout() as buffer:
-                try:
-                    item = next(running)
-                except StopIteration as done:
-                    item, value = _DONE, done.value
-                except KeyboardInterrupt:
-                    raise
-                except BaseException as exc:  # as in _run: a tool's failure is an observation
-                    return f"{type(exc).__name__}: {exc}", True
-                finally:
-                    printed.write(buffer.getvalue())
-            if item is _DONE:
-                try:
-                    return _as_text(value), False
-                except Exception as exc:
-                    return f"{type(exc).__name__}: {exc}", True
-            if isinstance(item, Progress):
-                yield item
-    finally:
-        running.close()
-
-
-def _with_printed(content: str, printed: str) -> str:
-    if not printed.strip():
-        return content
-    return f"{content}\n[the tool printed]\n{excerpt(printed.rstrip(), PRINTED_LIMIT, total=True)}"
-
-
-class _StdoutRouter:
-    """`sys.stdout` while any tool runs: a thread running a tool writes into that call's buffer, every other
-    thread into the real stream. One router for all threads, so no thread can restore another's stream."""
-
-    def __init__(self, real: TextIO) -> None:
-        self.real = real
-        self.buffers: dict[int, list[io.StringIO]] = {}
-        """Per thread, the buffers of its calls in progress (a tool may call another); the last one writes."""
-
-    def write(self, text: str) -> int:
-        calls = self.buffers.get(threading.get_ident())
-        return (calls[-1] if calls else self.real).write(text)
-
-    def flush(self) -> None:
-        if threading.get_ident() not in self.buffers:
-            self.real.flush()
-
-    def isatty(self) -> bool:
-        return threading.get_ident() not in self.buffers and self.real.isatty()
-
-    def __getattr__(self, name: str) -> Any:  # encoding, errors, fileno...: the real stream's
-        return getattr(self.real, name)
-
-
-_ROUTING = threading.Lock()
-
-
-@contextlib.contextmanager
-def _captured_stdout() -> Iterator[io.StringIO]:
-    """What this thread prints to sys.stdout meanwhile, in a buffer (contextlib.redirect_stdout would swap the
-    stream for every thread, and two calls ending out of order would leave a dead buffer as sys.stdout)."""
-    buffer, thread = io.StringIO(), threading.get_ident()
-    with _ROUTING:
-        router = sys.stdout if isinstance(sys.stdout, _StdoutRouter) else _StdoutRouter(sys.stdout)
-        sys.stdout = installed = cast(TextIO, router)
-        router.buffers.setdefault(thread, []).append(buffer)
-    try:
-        yield buffer
-    finally:
-        with _ROUTING:
-            calls = router.buffers[thread]
-            calls.pop()
-            if not calls:
-                del router.buffers[thread]
-            if not router.buffers and sys.stdout is installed:  # else someone replaced it since: theirs now
-                sys.stdout = router.real
-
-
-def _parse_arguments(raw_args: str | dict[str, Any] | None) -> dict[str, Any] | str:
-    """The arguments as a dict, or the message that says why they are not one."""
-    if raw_args is None:
-        return {}
-    if isinstance(raw_args, dict):
-        return raw_args
-    if not raw_args.strip():
-        return {}  # several servers send "" for a call without arguments
-    try:
-        value = json.loads(raw_args)
-    except (ValueError, RecursionError) as exc:
-        # Besides JSONDecodeError, json.loads raises a bare ValueError for an integer of more than 4,300 digits.
-        if isinstance(exc, json.JSONDecodeError):
-            reason = exc.msg
-        elif isinstance(exc, RecursionError):
-            reason = "nested too deeply"
-        else:
-            reason = "a number has too many digits"
-        return f"Arguments are not valid JSON ({reason}); received {_quote(raw_args)}. Send one JSON object."
-    if not isinstance(value, dict):
-        return f"Arguments must be a JSON object, not {type(value).__name__}; received {_quote(raw_args)}."
-    return value
-
-
-def _as_text(value: object) -> str:
-    """A result as the model reads it: text as is, a Pydantic model or JSON-able data as JSON, the rest str()."""
-    if isinstance(value, str):
-        return value
-    from pydantic import BaseModel  # loaded already: the call's arguments were validated
-
-    if isinstance(value, BaseModel):
-        return value.model_dump_json()
-    try:
-        return json.dumps(value, ensure_ascii=False, default=_model_data)
-    except (TypeError, ValueError, RecursionError):
-        return str(value)
-
-
-def _model_data(value: object) -> object:
-    """Pydantic models inside a dict or list are JSON too; anything else makes the whole result str()."""
-    from pydantic import BaseModel
-
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    raise TypeError(f"{type(value).__name__} is not JSON")

@@ -17,8 +17,6 @@ from pydantic.json_schema import PydanticJsonSchemaWarning
 
 from agentcli.tools.core.context import ToolContext
 from agentcli.tools.core.decorator import ToolDefinitionError
-from agentcli.tools.core.describe import describe_parameters as describe_parameters  # re-exported: its old home
-from agentcli.tools.core.describe import parameter_facts as parameter_facts
 
 SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns?|Raises|Yields?|Examples?|Notes?)\s*:\s*$", re.M)
 """A Google-style section header: the description ends before the first one."""
@@ -179,10 +177,12 @@ def _has_description(hint: Any, default: Any) -> bool:
 
 
 def parameters_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON Schema without the `title` keys Pydantic adds: they cost tokens and say nothing."""
+    """The model's JSON Schema without the `title` keys Pydantic adds (to the parameters, and to the models in
+    `$defs` and their fields): they are sent with every request and say nothing the names do not."""
     schema = model.model_json_schema()
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
+    for part in (schema, *schema.get("$defs", {}).values()):
+        part.pop("title", None)
+        for prop in part.get("properties", {}).values():
+            prop.pop("title", None)
     schema.setdefault("required", [])
     return schema

@@ -1,4 +1,5 @@
-"""The workspace's file layer and the tools on it.
+"""The file layer and the tools on it.
 
-Containment, safe opens, the walk and ignore rules, then read_file, list_files and search_text on top.
+Safe opens, the walk and ignore rules, reading and changing text files (inside the workspace of tools/core), then
+read_file, list_files, search_text, edit_file and write_file on top.
 """

@@ -1,7 +1,7 @@
-"""The one safe way the file tools open and read files: regular files only, never blocking, streamed.
+"""The one safe way the file layer opens and reads files: regular files only, never blocking, streamed.
 
-`read_file`, `list_files` and `search_text` all come through here (with `Workspace.resolve` for containment and
-the deny list, and `walk.py` for directories), so what one of them refuses, the others refuse too.
+The file tools, the ignore files and the changing tools all come through here (with `Workspace.resolve` for
+containment and the deny list, and `walk.py` for directories), so what one of them refuses, the others refuse too.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from agentcli.tools.files.workspace import Workspace, quote_path
+from agentcli.tools.core.workspace import Workspace, quote_path
 
 CHUNK_SIZE = 1 << 20
 """Bytes per read: big enough to run at disk speed, small enough to keep memory flat."""
@@ -32,45 +32,47 @@ def looks_binary(head: bytes) -> bool:
     return b"\0" in head[:BINARY_SNIFF]
 
 
-def open_regular(workspace: Workspace, real: Path, tool: str = "read_file") -> BinaryIO:
-    """Open `real` (already resolved) if it is a regular file; anything else is refused, never opened.
+def open_regular_file(path: str | Path) -> BinaryIO | None:
+    """`path` opened for reading if it is a regular file; None for anything else, or what cannot be opened.
 
-    lstat first, so a FIFO or a device is never opened; O_NONBLOCK and O_NOFOLLOW in case it is swapped after
-    that check; fstat of what was opened, in case it changed in between. Unbuffered: callers read chunks.
+    The one safe open of the file layer: lstat first, so a FIFO or a device is never opened (and a symlink is not
+    followed); O_NONBLOCK and O_NOFOLLOW in case one is swapped in after that check; fstat of what was opened, in
+    case it changed in between. Unbuffered: callers read chunks.
     """
-    rel = workspace.relative(real)
     try:
-        mode = os.lstat(real).st_mode
+        opened = _open_regular(path)
+    except OSError:
+        return None
+    return None if isinstance(opened, int) else opened
+
+
+def open_regular(workspace: Workspace, real: Path, tool: str = "read_file") -> BinaryIO:
+    """Open `real` (already resolved) as open_regular_file does, or raise what the model is told: what it is
+    instead (require_regular's words), or the system's error retold (explain)."""
+    try:
+        opened = _open_regular(real)
     except OSError as exc:
         raise explain(exc, workspace, real) from None
-    require_regular(mode, rel, tool)
+    if isinstance(opened, int):
+        raise refusal(opened, workspace.relative(real), tool)
+    return opened
+
+
+def _open_regular(path: str | Path) -> BinaryIO | int:
+    """The regular file opened, or the mode of what it is instead; the system's OSError when that fails."""
+    mode = os.lstat(path).st_mode
+    if not stat.S_ISREG(mode):
+        return mode
+    fd = os.open(path, OPEN_FLAGS)
     try:
-        fd = os.open(real, OPEN_FLAGS)
-    except OSError as exc:
-        raise explain(exc, workspace, real) from None
-    try:
-        require_regular(os.fstat(fd).st_mode, rel, tool)
+        mode = os.fstat(fd).st_mode
     except OSError:
         os.close(fd)
         raise
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        return mode
     return open(fd, "rb", buffering=0)
-
-
-def open_listed(path: str) -> BinaryIO | None:
-    """Open a file a walk listed, if it is (still) a regular file; None for anything else, never opened."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-        fd = os.open(path, OPEN_FLAGS)
-    except OSError:
-        return None
-    try:
-        if stat.S_ISREG(os.fstat(fd).st_mode):
-            return open(fd, "rb", buffering=0)
-    except OSError:
-        pass
-    os.close(fd)
-    return None
 
 
 def explain(exc: OSError, workspace: Workspace, real: Path) -> OSError:
@@ -87,10 +89,14 @@ def explain(exc: OSError, workspace: Workspace, real: Path) -> OSError:
 
 def require_regular(mode: int, rel: str, tool: str = "read_file") -> None:
     """Refuse anything but a regular file, naming what it is."""
-    if stat.S_ISREG(mode):
-        return
+    if not stat.S_ISREG(mode):
+        raise refusal(mode, rel, tool)
+
+
+def refusal(mode: int, rel: str, tool: str) -> OSError:
+    """The error that says what `rel` is instead of a regular file."""
     if stat.S_ISDIR(mode):
-        raise IsADirectoryError(f"{quote_path(rel)} is a directory; {tool} reads files (name one inside it)")
+        return IsADirectoryError(f"{quote_path(rel)} is a directory; {tool} reads files (name one inside it)")
     kinds = [
         (stat.S_ISFIFO, "a named pipe (FIFO)"),
         (stat.S_ISSOCK, "a socket"),
@@ -99,7 +105,7 @@ def require_regular(mode: int, rel: str, tool: str = "read_file") -> None:
         (stat.S_ISLNK, "a symbolic link that does not resolve (a loop)"),  # realpath left it: it loops
     ]
     kind = next((name for test, name in kinds if test(mode)), "not a regular file")
-    raise OSError(f"{quote_path(rel)} is {kind}; {tool} reads regular files only")
+    return OSError(f"{quote_path(rel)} is {kind}; {tool} reads regular files only")
 
 
 class Lines:

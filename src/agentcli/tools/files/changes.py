@@ -9,25 +9,23 @@ result the model will read) or the refusal as text:
 5. the match (edit_file), the new text (UTF-8, no NUL, a change at all), the size after, the syntax guard.
 `apply_plan` applies exactly a plan (so an approval prompt can show the diff first), after checking the file is
 still what the plan was made from: the ledger records the change before the rename, then sees the new content.
-`resumed_edit` / `resumed_write` answer a call a stopped run had recorded a change for, never applying it twice.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.ledger import Change, digest
+from agentcli.tools.core.workspace import quote_path
 from agentcli.tools.files import diffs
 from agentcli.tools.files.access import CHUNK_SIZE, explain, open_regular, require_regular
 from agentcli.tools.files.atomic import write_atomically
-from agentcli.tools.files.ledger import Change, digest
 from agentcli.tools.files.matching import INDENTATION, Found, find
 from agentcli.tools.files.syntax import guarded, syntax_error
 from agentcli.tools.files.text_file import BOM, MAX_FILE_BYTES, NotText, TextFile, check_size, encode_text
-from agentcli.tools.files.workspace import quote_path
 
 
 class FileNotChanged(Exception):
@@ -74,7 +72,7 @@ def plan_edit(context: ToolContext, path: str, old_text: str, new_text: str, rep
     if isinstance(found, str):
         return found
     try:
-        after_bytes = _edited(current.data, current.file, found)
+        after_bytes = edited(current.data, current.file, found)
     except NotText as exc:
         return f"{str(exc).rstrip('.')}. Nothing was changed."
     fine, note = _planned(current, after_bytes, "edit_file")
@@ -141,84 +139,6 @@ def apply_plan(context: ToolContext, plan: Plan) -> str:
     return plan.summary
 
 
-def resumed_edit(
-    context: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False
-) -> str | None:
-    """`resumed` for an edit_file call: its recorded change must be what these arguments make of its `before`."""
-
-    def makes(before: bytes | None, rel: str) -> bytes | None:
-        if before is None or not old_text or old_text == new_text:
-            return None
-        try:
-            file = TextFile.decode(before, rel, "edit_file")
-            found = find(file, old_text, new_text, replace_all=replace_all, name="")
-            return None if isinstance(found, str) else _edited(before, file, found)
-        except NotText:
-            return None
-
-    return resumed(context, path, makes)
-
-
-def resumed_write(context: ToolContext, path: str, content: str) -> str | None:
-    """`resumed` for a write_file call: its recorded change must be what this content makes of its `before`."""
-
-    def makes(before: bytes | None, rel: str) -> bytes | None:
-        try:
-            if before is None:
-                return encode_text(content)
-            file = TextFile.decode(before, rel, "write_file")
-            return file.encode(file.styled(content))
-        except NotText:
-            return None
-
-    return resumed(context, path, makes)
-
-
-def resumed(context: ToolContext, path: str, makes: Callable[[bytes | None, str], bytes | None]) -> str | None:
-    """The result of a call whose change a stopped run already recorded (the same call id), never applied twice.
-
-    The record counts only if it is this call's: the same file, and `makes(before, rel)` (what the call's
-    arguments make of the recorded `before`) is the recorded `after`; a server that numbers its calls
-    `call_0`, `call_1`... in every reply must not turn a new edit into "already applied". Then: the file holds
-    `after`: it was applied, and is not again; it holds `before`: the run stopped between the record and the
-    rename, which is done now. None: no such record, or the file holds something else (the call is then planned
-    afresh, and its checks say what is wrong)."""
-    change = context.ledger.recorded(context.call_id) if context.call_id else None
-    if change is None:
-        return None
-    try:
-        if context.workspace.relative(context.workspace.resolve(path)) != change.path:
-            return None
-    except (OSError, ValueError):
-        return None
-    if makes(change.before, change.path) != change.after:
-        return None
-    try:
-        real = context.workspace.resolve(change.path)
-        data, like = _read_now(context, real, change.path)
-    except (OSError, ValueError):
-        return None
-    if data == change.after:
-        how = "already applied before the run stopped; not applied again"
-    elif data == change.before:
-        try:
-            if like is None:
-                real.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(real, change.after, like=like)
-        except OSError as exc:
-            raise FileNotChanged(f"{quote_path(change.path)} could not be written ({exc.strerror or exc})") from None
-        how = "recorded before the run stopped, applied now"
-    else:
-        return None
-    context.ledger.saw(change.path, digest(change.after))
-    a = diffs.split_lines(change.before.decode("utf-8", "replace")) if change.before is not None else []
-    b = diffs.split_lines(change.after.decode("utf-8", "replace"))
-    opcodes = diffs.whole_blocks(a, b)
-    added, removed = diffs.counts(opcodes)
-    head = f"Changed {quote_path(change.path)}: +{added} −{removed} lines ({how})."
-    return f"{head} Lines around the change now read:\n{diffs.region(b, opcodes)}"
-
-
 def _load(context: ToolContext, path: str, tool: str, *, must_exist: bool) -> _Current | str:
     """The file at `path` as it is now, or the refusal: steps 2 to 4 of the module docstring, in that order."""
     workspace = context.workspace
@@ -236,7 +156,7 @@ def _load(context: ToolContext, path: str, tool: str, *, must_exist: bool) -> _C
         except OSError as exc:
             raise explain(exc, workspace, real) from None
         require_regular(mode, rel, tool)
-        data, _ = _read_now(context, real, rel, tool)
+        data, _ = read_now(context, real, rel, tool)
         if data is None:
             raise FileNotFoundError(f"{quote_path(rel)} does not exist")
         file = TextFile.decode(data, rel, tool)
@@ -266,7 +186,7 @@ def _new_file(real: Path, rel: str, root: Path, tool: str) -> _Current | str:
     return _Current(real, rel)
 
 
-def _read_now(
+def read_now(
     context: ToolContext, real: Path, rel: str, tool: str = "edit_file"
 ) -> tuple[bytes | None, os.stat_result | None]:
     """The bytes and stat of `real` now (None, None if it does not exist); over MAX_FILE_BYTES is refused."""
@@ -332,7 +252,7 @@ def _planned(current: _Current, after_bytes: bytes, tool: str, after: str | None
     return True, f" (note: it does not parse: {now}{'' if was == 'new' else ', as before this change'})"
 
 
-def _edited(data: bytes, file: TextFile, found: Found) -> bytes:
+def edited(data: bytes, file: TextFile, found: Found) -> bytes:
     """The file's new bytes. ASCII text (the usual source file) has a byte for each character, so the old bytes
     around the spans are joined as they are: no second copy of the text is made (a 10 MB edit holds 3x its size,
     not 4x). Other text is replaced, then encoded."""

@@ -7,13 +7,13 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
-from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_edit, resumed_edit
+from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_edit
+from agentcli.tools.files.params import FilePath
+from agentcli.tools.files.resume import resumed_edit
 
-PathArg = Annotated[str, Field(description="File path relative to the workspace root")]
-OldArg = Annotated[str, Field(description="The exact text to replace, with enough lines around it to be unique")]
-NewArg = Annotated[str, Field(description="The text to put in its place")]
-AllArg = Annotated[bool, Field(description="Replace every occurrence of old_text")]
+OldArg = Annotated[str, Field(description="Exact text to replace, with enough lines around it to be unique")]
+NewArg = Annotated[str, Field(description="Its replacement")]
+AllArg = Annotated[bool, Field(description="Replace every occurrence")]
 
 
 def preview_edit(context: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
@@ -23,12 +23,11 @@ def preview_edit(context: ToolContext, path: str, old_text: str, new_text: str, 
     return plan if isinstance(plan, str) else plan.change.diff
 
 
-@tool(requires_approval=True, idempotent=False, preview=preview_edit)
 def edit_file(
-    context: ToolContext, path: PathArg, old_text: OldArg, new_text: NewArg, replace_all: AllArg = False
+    context: ToolContext, path: FilePath, old_text: OldArg, new_text: NewArg, replace_all: AllArg = False
 ) -> str:
-    """Replace old_text with new_text in a text file; read the file first. old_text must occur exactly once
-    unless replace_all."""
+    """Replace old_text with new_text in a file you have read; old_text must occur exactly once unless
+    replace_all."""
     # a resumed run's call whose change was recorded: never applied twice
     done = resumed_edit(context, path, old_text, new_text, replace_all)
     if done is not None:

@@ -10,9 +10,8 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
+from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.walk import Walk, glob_filter, shown_path, start_directory
-from agentcli.tools.files.workspace import Workspace, quote_path
 
 TIME_BUDGET = 8.0
 """Seconds one listing may walk; past that it returns what it found and says so."""
@@ -23,9 +22,8 @@ PatternArg = Annotated[str, Field(description="Glob, e.g. **/*.py")]
 LimitArg = Annotated[int, Field(ge=1, le=1000)]
 
 
-@tool
 def list_files(context: ToolContext, path: PathArg = ".", pattern: PatternArg = "", limit: LimitArg = 200) -> str:
-    """List the files under a directory, recursively; .gitignored files are left out."""
+    """List the files under a directory, recursively, .gitignored ones left out."""
     return list_paths(context.workspace, path, pattern, limit)
 
 

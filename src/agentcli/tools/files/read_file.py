@@ -14,11 +14,11 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
+from agentcli.tools.core.ledger import Ledger
+from agentcli.tools.core.workspace import Workspace, quote_path
 from agentcli.tools.files.access import BINARY_SNIFF, CHUNK_SIZE, Lines, looks_binary, open_regular
-from agentcli.tools.files.ledger import Ledger
+from agentcli.tools.files.params import FilePath
 from agentcli.tools.files.text_file import MAX_FILE_BYTES
-from agentcli.tools.files.workspace import Workspace, quote_path
 
 MAX_LINE_CHARS = 2000
 """Longer lines are cut: one minified file must not fill the model's context."""
@@ -32,13 +32,11 @@ OUTPUT_BUDGET = 100_000
 BOM = b"\xef\xbb\xbf"
 
 
-PathArg = Annotated[str, Field(description="File path relative to the workspace root")]
-OffsetArg = Annotated[int, Field(ge=0, description="Lines to skip (0-based first line)")]
-LimitArg = Annotated[int, Field(ge=1, le=500, description="Maximum lines to show")]
+OffsetArg = Annotated[int, Field(ge=0, description="Lines to skip")]
+LimitArg = Annotated[int, Field(ge=1, le=500, description="Lines to show")]
 
 
-@tool
-def read_file(context: ToolContext, path: PathArg, offset: OffsetArg = 0, limit: LimitArg = 200) -> str:
+def read_file(context: ToolContext, path: FilePath, offset: OffsetArg = 0, limit: LimitArg = 200) -> str:
     """Read a text file in the workspace as numbered lines."""
     return read_lines(context.workspace, path, offset, limit, ledger=context.ledger)
 
@@ -47,7 +45,7 @@ def make_read_file(workspace: Workspace, *, chunk_size: int = CHUNK_SIZE) -> Cal
     """`read_file` fixed to one workspace outside a registry (`chunk_size` is a knob for tests of chunk
     boundaries); its schema is read_file's."""
 
-    def read_file(path: PathArg, offset: OffsetArg = 0, limit: LimitArg = 200) -> str:
+    def read_file(path: FilePath, offset: OffsetArg = 0, limit: LimitArg = 200) -> str:
         """Read a text file in the workspace as numbered lines."""
         return read_lines(workspace, path, offset, limit, chunk_size=chunk_size)
 

@@ -23,10 +23,16 @@ import re2  # type: ignore[import-untyped]
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
-from agentcli.tools.files.access import CHUNK_SIZE, explain, line_blocks, looks_binary, open_listed, require_regular
+from agentcli.tools.core.workspace import Workspace, quote_path
+from agentcli.tools.files.access import (
+    CHUNK_SIZE,
+    explain,
+    line_blocks,
+    looks_binary,
+    open_regular_file,
+    require_regular,
+)
 from agentcli.tools.files.walk import Walk, glob_filter, shown_path
-from agentcli.tools.files.workspace import Workspace, quote_path
 
 TIME_BUDGET = 8.0
 """Seconds one search may take; past that it returns what it found and says so (the contract says ~10 s)."""
@@ -126,11 +132,10 @@ def _show(rel: str, number: int, line: bytes) -> str:
 
 
 PathArg = Annotated[str, Field(description="File or directory")]
-GlobArg = Annotated[str, Field(description="Only files matching, e.g. **/*.py")]
+GlobArg = Annotated[str, Field(description="Files to search, e.g. **/*.py")]
 LimitArg = Annotated[int, Field(ge=1, le=500)]
 
 
-@tool
 def search_text(
     context: ToolContext,
     pattern: str,
@@ -139,8 +144,8 @@ def search_text(
     ignore_case: bool = False,
     limit: LimitArg = 50,
 ) -> str:
-    """Search text files for a regular expression (Python re syntax, no lookarounds or backreferences);
-    one PATH:LINE: TEXT line per match."""
+    """Search text files for a Python regular expression (no lookarounds or backreferences); one PATH:LINE: TEXT
+    line per match."""
     return search(context.workspace, pattern, path, glob, ignore_case, limit)
 
 
@@ -208,7 +213,7 @@ def search(
 def _search_file(regex: _Regex, full: str, rel: str, room: int, deadline: float) -> tuple[list[str], int, bool] | None:
     """(up to `room` result lines, how many more lines matched, whether the deadline cut it), or None if the
     file is not a regular text file."""
-    stream = open_listed(full)
+    stream = open_regular_file(full)
     if stream is None:
         return None
     with stream:

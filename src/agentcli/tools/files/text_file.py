@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentcli.tools.core.workspace import quote_path
 from agentcli.tools.files.access import looks_binary
-from agentcli.tools.files.workspace import quote_path
 
 MAX_FILE_BYTES = 10 * 1024 * 1024
 """A file over this size, before or after a change, is refused: it is held in memory whole, several times."""

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentcli.tools.files.access import OPEN_FLAGS, explain, require_regular
+from agentcli.tools.core.workspace import Workspace, quote_path
+from agentcli.tools.files.access import explain, open_regular_file, require_regular
 from agentcli.tools.files.ignore import Rules, compile_glob, compile_rules, is_ignored
-from agentcli.tools.files.workspace import Workspace, quote_path
 
 IGNORE_FILE_BYTES = 1 << 20
 """A .gitignore larger than this is read only this far."""
@@ -215,18 +215,14 @@ def _scan(directory: str) -> tuple[list[str], dict[str, str]]:
 
 def _read_lines(path: Path | str) -> list[str]:
     """The lines of an ignore file, if it is a regular file (git does not follow a symlinked .gitignore)."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return []
-        fd = os.open(path, OPEN_FLAGS)
-    except OSError:
+    stream = open_regular_file(path)
+    if stream is None:
         return []
-    try:
-        data = os.read(fd, IGNORE_FILE_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-    except OSError:
-        data = b""
-    finally:
-        os.close(fd)
+    with stream:
+        try:
+            data = stream.read(IGNORE_FILE_BYTES) or b""
+        except OSError:
+            data = b""
     return data.decode("utf-8", "surrogateescape").splitlines()
 
 

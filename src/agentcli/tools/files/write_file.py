@@ -7,11 +7,11 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
-from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_write, resumed_write
+from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_write
+from agentcli.tools.files.params import FilePath
+from agentcli.tools.files.resume import resumed_write
 
-PathArg = Annotated[str, Field(description="File path relative to the workspace root")]
-ContentArg = Annotated[str, Field(description="The whole text of the file")]
+ContentArg = Annotated[str, Field(description="The whole new text")]
 
 
 def preview_write(context: ToolContext, path: str, content: str) -> str:
@@ -21,10 +21,8 @@ def preview_write(context: ToolContext, path: str, content: str) -> str:
     return plan if isinstance(plan, str) else plan.change.diff
 
 
-@tool(requires_approval=True, idempotent=False, preview=preview_write)
-def write_file(context: ToolContext, path: PathArg, content: ContentArg) -> str:
-    """Create a file (and its missing directories), or replace a whole file's text; read an existing file
-    first."""
+def write_file(context: ToolContext, path: FilePath, content: ContentArg) -> str:
+    """Create a file (and its directories) or replace all its text; read an existing file first."""
     # a resumed run's call whose change was recorded: never applied twice
     done = resumed_write(context, path, content)
     if done is not None:

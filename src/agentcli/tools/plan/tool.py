@@ -5,7 +5,7 @@ The plan is run state (the engine shows it and the judge reads it); the tool onl
 
 The bounds on a step's length, the number of steps and the explanation are checked here, not stated in the
 schema: llama.cpp's server turns a schema into a grammar for constrained decoding, and a `maxLength: 500` or
-`maxItems: 50` unrolls into so many rules that it fails to build the grammar and crashed (llama-cpp-python
+`maxItems: 50` unrolls into so many rules that the server fails to build the grammar and crashes (llama-cpp-python
 0.3.36, `chatml-function-calling`; bench/README.md, "update_plan against a real llama.cpp server").
 """
 
@@ -16,7 +16,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.decorator import tool
 
 MAX_STEPS = 50
 STEP_CHARS = 500
@@ -26,23 +25,20 @@ EXPLANATION_CHARS = 2000
 class PlanItem(BaseModel):
     """One step of the plan."""
 
-    step: Annotated[str, Field(min_length=1, description="What this step does")]
-    status: Annotated[
-        Literal["pending", "in_progress", "completed"], Field(description="pending, in_progress or completed")
-    ]
+    step: Annotated[str, Field(min_length=1, description="What to do")]
+    status: Literal["pending", "in_progress", "completed"]
 
 
-@tool
 def update_plan(
     context: ToolContext,
     steps: Annotated[
         list[PlanItem],
-        Field(min_length=1, description="Every step of the plan, in order, with its status"),
+        Field(min_length=1, description="All steps, in order"),
     ],
-    explanation: Annotated[str, Field(description="Why the plan is as it is, or changed")] = "",
+    explanation: Annotated[str, Field(description="Why it changed")] = "",
 ) -> str:
-    """Set your plan for this task: every step with its status (pending, in_progress, completed), at most
-    one in_progress. Call it again as steps are done; the answer is checked against it."""
+    """Set your plan: every step with its status, at most one in_progress. Call it again as steps get done;
+    your answer is checked against it."""
     _check_size(steps, explanation)
     doing = [item.step for item in steps if item.status == "in_progress"]
     if len(doing) > 1:

@@ -1,4 +1,4 @@
-"""What the file tools remember of the files of a session: the content the model last saw of each, and every
+"""What a session's tools remember of its files: the content the model last saw of each, and every
 change the agent applied.
 
 The tools only talk to a `Ledger`; the session (the store, undo and diff) gives its own, and a ToolContext

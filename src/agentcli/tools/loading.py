@@ -25,12 +25,13 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from agentcli.errors import ConfigError
-from agentcli.tools.core.decorator import ToolDefinitionError, spec_of
+from agentcli.text import visible
+from agentcli.tools.builtin import BUILTIN_SOURCE, BUILTINS
+from agentcli.tools.core.decorator import ToolDefinitionError, mark_of
+from agentcli.tools.core.tool import Tool
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
-
-    from agentcli.tools.core.registry import Tool
 
 ENTRY_POINT_GROUP = "agentcli.tools"
 
@@ -68,11 +69,8 @@ def load_tools(
     ]
     if not found:
         return []
-    from agentcli.tools.builtin import BUILTIN_SOURCE, builtin_functions
-
-    builtins = builtin_functions()
-    owners = dict(taken) if taken is not None else {_name_of(func): BUILTIN_SOURCE for func in builtins}
-    seen = {id(func) for func in builtins}  # `from agentcli.tools.files.read_file import read_file` is not a new tool
+    owners = dict(taken) if taken is not None else dict.fromkeys(BUILTINS, BUILTIN_SOURCE)
+    seen: set[int] = set()
     tools: list[Tool] = []
     for one in found:
         try:
@@ -98,10 +96,8 @@ class _Found:
 
 def _tools_of(found: _Found, owners: dict[str, str], seen: set[int]) -> list[Tool]:
     """The tools of one file or plugin, all or none: `owners` and `seen` take its tools only if every one is
-    good, so a plugin left out leaves no name behind."""
-    from agentcli.tools.builtin import BUILTIN_SOURCE
-    from agentcli.tools.core.registry import Tool
-
+    good, so a plugin left out leaves no name behind. A function met before (a plugin module importing
+    another's) is not a second tool."""
     mine, tools = dict(owners), []
     new = [func for func in dict.fromkeys(found.functions()) if id(func) not in seen]
     for func in new:
@@ -124,14 +120,8 @@ def _tools_of(found: _Found, owners: dict[str, str], seen: set[int]) -> list[Too
 
 
 def _warn(message: str) -> None:
-    from agentcli.text import visible  # a plugin's exception may hold anything: no escape code reaches a terminal
-
+    # A plugin's exception may hold anything: no escape code reaches a terminal.
     sys.stderr.write(f"warning: {visible(message, one_line=True)}\n")
-
-
-def _name_of(func: Function) -> str:
-    spec = spec_of(func)
-    return (spec.name if spec else None) or func.__name__
 
 
 def _where(source: str) -> str:
@@ -182,7 +172,7 @@ def _explain(exc: BaseException, path: Path) -> str:
 
 def _decorated(module: ModuleType) -> list[Function]:
     """The module's @agentcli.tool functions, in the order they appear."""
-    return [obj for obj in vars(module).values() if inspect.isfunction(obj) and spec_of(obj) is not None]
+    return [obj for obj in vars(module).values() if inspect.isfunction(obj) and mark_of(obj) is not None]
 
 
 # Plugins ----------------------------------------------------------------------------------------------------

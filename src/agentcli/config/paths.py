@@ -1,0 +1,30 @@
+"""Where agentcli's own files are: the configuration file and the data directory (sessions, history, MCP logs),
+whether or not they exist. Both here, because the command sandbox hides both from commands."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+CONFIG_VARIABLE = "AGENTCLI_CONFIG"
+
+
+def config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the configuration file is read from (`environ`: default this process's)."""
+    env = os.environ if environ is None else environ
+    if env.get(CONFIG_VARIABLE):
+        return Path(env[CONFIG_VARIABLE]).expanduser()
+    base = Path(env["XDG_CONFIG_HOME"]).expanduser() if env.get("XDG_CONFIG_HOME") else Path.home() / ".config"
+    return base / "agentcli" / "config.toml"
+
+
+def data_home() -> Path:
+    """Where agentcli keeps its data (not created): `$AGENTCLI_HOME`, else `$XDG_DATA_HOME/agentcli`, else
+    `~/.local/share/agentcli`; store/paths.py owns what lives inside."""
+    explicit = os.environ.get("AGENTCLI_HOME", "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    data = os.environ.get("XDG_DATA_HOME", "").strip()
+    base = Path(data).expanduser() if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
+    return base / "agentcli"
