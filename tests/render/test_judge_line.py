@@ -4,14 +4,14 @@ warning; and the first passing verdict says how to turn the judge off."""
 
 from __future__ import annotations
 
-import io
+import dataclasses
 import json
 
 import pytest
 
 from agentcli.events import AnswerReady, Event, JudgeVerdict, RunFinished, StepStarted
 from agentcli.llm.types import Usage
-from agentcli.render import make_renderer
+from tests.render.test_renderers import render
 
 SPENT = "The judge rejected 3 drafts; this answer is accepted unchecked."
 UNAVAILABLE = "judge unavailable, answer accepted unchecked: the server at 127.0.0.1 answered 500"
@@ -19,29 +19,14 @@ UNAVAILABLE = "judge unavailable, answer accepted unchecked: the server at 127.0
 
 def answered(note: str, *, verified: bool) -> list[Event]:
     """The events of an answer that went through with `note` (the engine gives the answer the note too)."""
+    unverified = "" if verified else note
+    ending = RunFinished(answer="draft four", status="finished", usage=Usage(), steps=4, elapsed_s=0.2)
     return [
         StepStarted(step=4, max_steps=15),
         JudgeVerdict(step=4, passed=True, missing="", note=note),
         AnswerReady(answer="draft four", warning=note),
-        RunFinished(
-            answer="draft four",
-            status="finished",
-            usage=Usage(),
-            steps=4,
-            elapsed_s=0.2,
-            verified=verified,
-            unverified="" if verified else note,
-        ),
+        dataclasses.replace(ending, verified=verified, unverified=unverified),
     ]
-
-
-def render(kind: str, events: list[Event], *, judge_hint: bool = True) -> tuple[str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    renderer = make_renderer(kind, out, err, judge_hint=judge_hint)
-    for event in events:
-        renderer.handle(event)
-    renderer.close()
-    return out.getvalue(), err.getvalue()
 
 
 @pytest.fixture(autouse=True)

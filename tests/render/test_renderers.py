@@ -67,9 +67,10 @@ RUN: list[Event] = [
 ]
 
 
-def render(kind: str, events: list[Event]) -> tuple[str, str]:
+def render(kind: str, events: list[Event], **options: bool) -> tuple[str, str]:
+    """(stdout, stderr) of `events` through the `kind` renderer made with `options` (make_renderer's)."""
     out, err = io.StringIO(), io.StringIO()
-    renderer = make_renderer(kind, out, err)
+    renderer = make_renderer(kind, out, err, **options)
     for event in events:
         renderer.handle(event)
     renderer.close()
