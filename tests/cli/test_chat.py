@@ -90,3 +90,15 @@ def test_help_and_the_first_verdict_say_how_to_turn_the_judge_off(
     assert "--no-judge" in verdicts[0] and "--no-judge" not in verdicts[1]
     done = invoke("chat", "--no-judge", input="/help\n")
     assert "The judge (a second model call that checks every answer) is off" in done.stderr
+
+
+def test_help_reads_as_paragraphs_on_an_80_column_terminal() -> None:
+    # Each paragraph is wrapped at the terminal's width, not broken again where the source line ended.
+    from agentcli.cli.chat import HELP, JUDGE_ON
+    from agentcli.text import wrapped
+
+    lines = wrapped(HELP.format(judge=JUDGE_ON), 80).splitlines()
+    questions, judge = lines.index(next(line for line in lines if line.startswith("Anything else"))), -2
+    assert all(len(line) < 80 for line in lines)
+    assert all(len(line) > 60 for line in lines[questions : judge - 1])  # filled, but for a paragraph's last line
+    assert lines[judge].startswith("The judge checks every answer")

@@ -31,16 +31,20 @@ if TYPE_CHECKING:
     from agentcli.events import Event
     from agentcli.render import Renderer
 
-HELP = """Commands:
-  /help    this text
-  /tools   the tools the model can call
-  /reset   forget the conversation so far
-  /context how full the model's context window is
-  /compact send the conversation compacted from the next question on (the session keeps it all)
-  /exit    leave (Ctrl-D does too)
-Anything else is a question. Several lines: end a line with \\ to go on on the next one; a pasted block of
-several lines is one question (sent on Enter). Ctrl-C cancels the current answer, not the session.
-{judge}"""
+HELP = "\n".join(  # a paragraph is one line here: on a terminal it wraps between words at the terminal's width
+    [
+        "Commands:",
+        "  /help    this text",
+        "  /tools   the tools the model can call",
+        "  /reset   forget the conversation so far",
+        "  /context how full the model's context window is",
+        "  /compact send the conversation compacted from the next question on (the session keeps it all)",
+        "  /exit    leave (Ctrl-D does too)",
+        "Anything else is a question. Several lines: end a line with \\ to go on on the next one; a pasted block "
+        "of several lines is one question (sent on Enter). Ctrl-C cancels the current answer, not the session.",
+        "{judge}",
+    ]
+)
 
 JUDGE_ON = (
     "The judge checks every answer with a second model call; `agent chat --no-judge`, or `judge = false` in the "
