@@ -38,11 +38,13 @@ from agentcli.text import fields_wrapped, for_terminal, terminal_width
 class PlainRenderer:
     def __init__(self, out: IO[str], err: IO[str], *, judge_hint: bool = True, in_chat: bool = False) -> None:
         self._out = out
-        self._in_chat = in_chat
         self._err = err
+        self._in_chat = in_chat
+        """A chat turn (see make_renderer): an interrupted one is taken back, not to be resumed."""
         self._judge_hint = judge_hint
         """Whether the next passing verdict says how to turn the judge off (see make_renderer)."""
         self._judge_note = ""
+        """What the last passing verdict said of the answer going through unchecked."""
         self._streamed = False
         self._answer: str | None = None
         self._running: set[str] = set()

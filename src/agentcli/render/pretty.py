@@ -35,8 +35,9 @@ from agentcli.text import fields_wrapped
 class RichRenderer:
     def __init__(self, out: IO[str], err: IO[str], *, judge_hint: bool = True, in_chat: bool = False) -> None:
         self._out_file = out
-        self._in_chat = in_chat
         self._err = Console(file=err, highlight=False)
+        self._in_chat = in_chat
+        """A chat turn (see make_renderer): an interrupted one is taken back, not to be resumed."""
         self._live: Live | None = None
         self._step_open = False
         self._title = ""
