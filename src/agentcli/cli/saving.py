@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from agentcli.cli.exits import EXIT_USAGE, fail
 from agentcli.cli.options import RunOptions
 from agentcli.config import Settings, load_config
+from agentcli.text import warn_line
 
 if TYPE_CHECKING:
     from agentcli.agent import Agent
@@ -23,8 +24,7 @@ if TYPE_CHECKING:
 
 def warn(message: str) -> None:
     """A store failure during a run: one line, and the run goes on."""
-    sys.stderr.write(f"warning: {message}; the run goes on unsaved\n")
-    sys.stderr.flush()
+    warn_line(f"{message}; the run goes on unsaved")
 
 
 def open_store() -> Store:
