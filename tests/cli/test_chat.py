@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentcli.llm.scripted import ScriptedClient, text
+from agentcli.llm.scripted import ScriptedClient, judge_pass, text
 from tests.cli.conftest import Invoke
 
 
@@ -75,3 +75,28 @@ def test_a_block_of_several_lines_is_a_question_even_when_it_starts_with_a_slash
     done = invoke("chat", "--no-judge")
     assert done.exit_code == 0 and "unknown command" not in done.stderr
     assert model.requests[0]["messages"][-1]["content"] == "/usr/lib/x.py: line 3\nSyntaxError: oops"
+
+
+def test_help_and_the_first_verdict_say_how_to_turn_the_judge_off(model: ScriptedClient, invoke: Invoke) -> None:
+    # The judge checks a "hello" too (it is the finish gate): chat says once how to stop it, and /help says it.
+    model.script = [text("hi"), judge_pass(), text("hi again"), judge_pass()]
+    done = invoke("chat", input="/help\nhello\nhello again\n")
+    assert done.exit_code == 0, done.stderr
+    assert "`agent chat --no-judge`, or `judge = false` in the config file, turns it off" in done.stderr
+    verdicts = [line for line in done.stderr.splitlines() if line.startswith("== judge")]
+    assert len(verdicts) == 2 and all("passed" in line for line in verdicts)
+    assert "--no-judge" in verdicts[0] and "--no-judge" not in verdicts[1]
+    done = invoke("chat", "--no-judge", input="/help\n")
+    assert "The judge (a second model call that checks every answer) is off" in done.stderr
+
+
+def test_help_reads_as_paragraphs_on_an_80_column_terminal() -> None:
+    # Each paragraph is wrapped at the terminal's width, not broken again where the source line ended.
+    from agentcli.cli.chat import HELP, JUDGE_ON
+    from agentcli.text import wrapped
+
+    lines = wrapped(HELP.format(judge=JUDGE_ON), 80).splitlines()
+    questions, judge = lines.index(next(line for line in lines if line.startswith("Anything else"))), -2
+    assert all(len(line) < 80 for line in lines)
+    assert all(len(line) > 60 for line in lines[questions : judge - 1])  # filled, but for a paragraph's last line
+    assert lines[judge].startswith("The judge checks every answer")

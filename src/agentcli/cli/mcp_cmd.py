@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agentcli.cli.exits import guarded
-from agentcli.text import json_text, visible
+from agentcli.text import for_terminal, json_text, visible, warn_line
 
 if TYPE_CHECKING:
     from agentcli.config.tables import McpServer
@@ -61,10 +61,11 @@ def list_servers(
     if as_json:
         sys.stdout.write(json_text(report, indent=2) + "\n")
     else:
-        sys.stdout.write("\n".join(_lines(entry) for entry in report))
+        # a server's line names its log and its problem: on a terminal, wrapped between words, never inside one
+        sys.stdout.write(for_terminal("\n".join(_lines(entry) for entry in report), sys.stdout))
         for note in notes:
             if "could not start" not in note:
-                sys.stderr.write(f"warning: {visible(note, one_line=True)}\n")
+                warn_line(note)
     if started.failures:
         raise typer.Exit(1)
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from agentcli.cli.exits import EXIT_USAGE, fail
 from agentcli.cli.options import RunOptions
 from agentcli.config import Settings
+from agentcli.text import warn_line
 
 if TYPE_CHECKING:
     from agentcli.builder import ClientFactory, RunSetup
@@ -24,8 +25,7 @@ put a ScriptedClient's factory here (tests/cli/conftest.py), as httpx's MockTran
 
 def warn(message: str) -> None:
     """A store failure during a run: one line, and the run goes on."""
-    sys.stderr.write(f"warning: {message}; the run goes on unsaved\n")
-    sys.stderr.flush()
+    warn_line(f"{message}; the run goes on unsaved")
 
 
 def open_store() -> Store:

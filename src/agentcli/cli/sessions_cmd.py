@@ -13,7 +13,7 @@ import typer
 
 from agentcli.cli.exits import EXIT_USAGE, fail, guarded
 from agentcli.config import workspace_root
-from agentcli.text import excerpt, json_text, visible
+from agentcli.text import excerpt, json_text, visible, warn_line
 
 if TYPE_CHECKING:
     from agentcli.store.db import Store
@@ -85,7 +85,7 @@ def show(session_id: SessionId, as_json: AsJson = False) -> None:
 def _tell_damage(store: Store | None) -> None:
     """One line on stderr for each damaged row the store skipped."""
     for note in store.damaged if store is not None else ():
-        sys.stderr.write(visible(f"warning: {note}", one_line=True) + "\n")
+        warn_line(note)
 
 
 @sessions_app.command("rm")
