@@ -27,7 +27,6 @@ from agentcli.errors import AgentError
 if TYPE_CHECKING:
     from agentcli.agent import Agent
     from agentcli.cli.approval import Approval
-    from agentcli.config import Settings
     from agentcli.events import Event
     from agentcli.render import Renderer
 
@@ -137,16 +136,12 @@ def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
     tools = options.extra_tools()
     from agentcli.cli.approval import Approval
-    from agentcli.cli.saving import make_agent
+    from agentcli.cli.saving import prepare_run
 
-    approvals: list[Approval] = []
-
-    def approve(settings: Settings) -> Approval:  # the settings are known once the session is found
-        approvals.append(Approval(yes=options.yes, settings=settings))
-        return approvals[-1]
-
-    with make_agent(options, approve, tools=tools) as agent:
-        _talk(agent, options, approvals[0])
+    run = prepare_run(options)
+    approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
+    with run.agent(approval, tools) as agent:
+        _talk(agent, options, approval)
     raise typer.Exit(EXIT_ANSWER)
 
 

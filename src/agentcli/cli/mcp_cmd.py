@@ -5,7 +5,6 @@ directory as the workspace), listed, and stopped."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -32,7 +31,7 @@ def list_servers(
 
     Exit codes: 0 every server started (or none is configured), 1 some did not, 2 a malformed configuration file.
     """
-    from agentcli.config import config_path, load_config
+    from agentcli.config import config_path, load_config, workspace_root
 
     servers = dict(load_config().mcp)
     if not servers:
@@ -50,7 +49,7 @@ def list_servers(
 
     notes: list[str] = []
     isolation = server_isolation()
-    started = McpServers(in_workspace(servers, Path.cwd()), warn=notes.append)
+    started = McpServers(in_workspace(servers, workspace_root()), warn=notes.append)
     try:
         tools = started.start()
         report = [
