@@ -286,3 +286,7 @@ class RunFinished(Event):
     """Why the answer is not verified."""
     session_id: str = ""
     """The saved session ("" when nothing is saved): `agent resume ID` goes on from a run that did not finish."""
+    resume_with: str | None = ""
+    """For a run that did not finish: the flags `agent resume ID` needs to go on ("" none, "--max-steps 30"
+    after the step limit), or None when resuming cannot help until something else changes (a wrong key, an
+    unknown model, a context that overflows again: the failure says what)."""

@@ -143,8 +143,9 @@ def test_approval_prompts_answered_yes_no_and_ctrl_c(scripted_server: ScriptedSe
 def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, workspace: Path) -> None:
     # Ctrl-C while an answer streams: the turn is cancelled and taken back, not the session, and the partial text
     # stays in one panel (no stale border from the live region); what is said of it is what is true in a chat
-    # (ask again), not `agent resume`. Then a question the server refuses: FAILED, with no empty panel before
-    # it. /exit ends the session as usual.
+    # (ask again), not `agent resume`. Then a question the server refuses for a model it does not have: FAILED,
+    # with no empty panel before it, saying to check the model name, and no `agent resume` (it would fail the
+    # same way). /exit ends the session as usual.
     scripted_server.script = [
         stalled("Let me think about this for a while, step by step, and then some more."),
         error(400, "this model does not exist here"),
@@ -166,6 +167,8 @@ def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, worksp
     assert screen.count("THINKING · step 1") == 1, screen
     cancelled = screen[: screen.index("and now?")]
     assert "agent resume" not in cancelled and "taken back" in cancelled and "ask it again" in cancelled
+    failed = screen[screen.index("and now?") :]
+    assert "Check the model name" in failed and "agent resume" not in failed
     check("chat_ctrl_c_120", screen)
 
 

@@ -129,6 +129,7 @@ def test_json_lines_one_object_per_event_final_last() -> None:
         "verified": True,
         "unverified": "",
         "session_id": "",
+        "resume_with": "",
     }
     assert lines[2] == {"type": "model_text_delta", "v": 1, "step": 1, "text": "Reading the "}
 

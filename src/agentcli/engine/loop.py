@@ -120,6 +120,7 @@ class Engine:
             verified=run.verified,
             unverified=run.unverified,
             session_id=session.id or "",
+            resume_with=run.resume_with,
         )
 
     def adapter(self, mode: ModeName) -> Adapter:
@@ -137,7 +138,9 @@ class Engine:
     # THINKING ----------------------------------------------------------------------------------------
     def _think(self, run: RunState, session: Session, checkpoint: Checkpoint, *, system_prompt: str) -> Step:
         if run.step >= self.max_steps:
-            return run.fail(f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps}).")
+            more = f"--max-steps {2 * self.max_steps}"  # resumed with the same bound, it would stop at once
+            return run.fail(f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps}).",
+                            resume_with=more)  # fmt: skip
         run.step += 1
         yield ev.StepStarted(step=run.step, max_steps=self.max_steps)
         build = self.builder(run.mode, system_prompt, self.tools.reading() if run.planning else None)

@@ -112,6 +112,9 @@ class RunState:
     unverified: str = ""
     """Why the answer is not verified."""
     failure: str = ""
+    resume_with: str | None = ""
+    """What `agent resume` needs to go on from a failure: "" nothing more, flags ("--max-steps 30"), or None
+    when resuming cannot help until something else changes (the failure says what: the key, the model name)."""
 
     def move(self, target: State) -> None:
         """Change state; a move the table does not allow is a bug in the engine."""
@@ -123,8 +126,8 @@ class RunState:
         """The plan's steps not completed yet, each with its number in the plan (1-based), as the user saw it."""
         return [(number, item.step) for number, item in enumerate(self.plan, 1) if item.status != "completed"]
 
-    def fail(self, reason: str) -> State:
-        self.failure = reason
+    def fail(self, reason: str, *, resume_with: str | None = "") -> State:
+        self.failure, self.resume_with = reason, resume_with
         return State.FAILED
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,59 @@
+"""What a run that did not finish suggests: `agent resume ID` where resuming can help (a timeout, the step
+limit, an interrupt), what to change where it cannot (the key, the model name, a context that overflows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agentcli.llm.scripted import Failure, ScriptedClient, context_full, error, refused, text, tool_calls
+from tests.cli.conftest import listed
+
+KEY = refused(401, "Incorrect API key provided: sk-abc***.")
+MODEL = refused(404, "The model `gpt-9` does not exist or you do not have access to it.", code="model_not_found")
+OLLAMA_MODEL = refused(404, 'model "llama9" not found, try pulling it first')
+
+
+@pytest.mark.parametrize(
+    ("failure", "advice"),
+    [
+        (KEY, "Check the API key: LLM_API_KEY, --api-key"),
+        (MODEL, "Check the model name: --model, LLM_MODEL_NAME"),
+        (OLLAMA_MODEL, "Check the model name"),
+        (refused(404, "404 page not found"), "Check the base URL (--base-url, LLM_BASE_URL) and the model name"),
+    ],
+    ids=["401", "openai-404", "ollama-404", "plain-404"],
+)
+def test_a_failure_resuming_cannot_mend_says_what_can(
+    failure: Failure, advice: str, model: ScriptedClient, agent: Any
+) -> None:
+    model.script = [failure]
+    done = agent("ask", "q", "--no-judge")
+    assert done.exit_code == 1 and advice in done.stderr
+    assert "agent resume" not in done.stderr and listed(agent)[0]["status"] == "failed"
+
+
+def test_a_context_that_overflows_after_compacting_names_the_window_not_resume(
+    model: ScriptedClient, agent: Any
+) -> None:
+    model.script = [context_full(), context_full()]
+    done = agent("ask", "q", "--no-judge")
+    assert done.exit_code == 1 and "--context-window" in done.stderr and "agent resume" not in done.stderr
+
+
+def test_a_timeout_suggests_resume_and_resume_goes_on(model: ScriptedClient, agent: Any) -> None:
+    model.script = [error("The server at scripted gave no reply within LLM_TIMEOUT=300 s."), text("42")]
+    done = agent("ask", "q", "--no-judge")
+    (session,) = listed(agent)
+    assert done.exit_code == 1 and f"agent resume {session['id']} goes on from the last saved step" in done.stderr
+    assert agent("resume", session["id"], "--no-judge").exit_code == 0
+
+
+def test_the_step_limit_suggests_resume_with_room_for_more_steps(model: ScriptedClient, agent: Any) -> None:
+    model.script = [tool_calls(("calculator", {"expr": "6*7"})), text("42")]
+    done = agent("ask", "q", "--no-judge", "--max-steps", "1")
+    (session,) = listed(agent)
+    assert done.exit_code == 1 and f"agent resume {session['id']} --max-steps 2 goes on" in done.stderr
+    resumed = agent("resume", session["id"], "--no-judge", "--max-steps", "2")
+    assert resumed.exit_code == 0 and resumed.stdout.endswith("42\n")
