@@ -37,10 +37,12 @@ ClientFactory = Callable[[Settings], ChatClient]
 
 
 class NothingToResume(ConfigError):
-    """The session to resume has no unfinished last run."""
+    """The session to resume has no unfinished last run (`latest`: no session named, and none has one; the
+    latest session is `session_id`)."""
 
-    def __init__(self, session_id: str) -> None:
-        super().__init__(f"the last run of session {session_id} finished; nothing to resume")
+    def __init__(self, session_id: str, *, latest: bool = False) -> None:
+        said = f"no saved session has a run left to resume (that of the latest, {session_id}, finished)"
+        super().__init__(said if latest else f"the last run of session {session_id} finished; nothing to resume")
         self.session_id = session_id
 
 
@@ -58,8 +60,8 @@ class RunSpec:
     latest: bool = False
     """Go on in the latest saved session of the workspace (`--continue`)."""
     resume: bool = False
-    """Finish the last run of the saved session (the latest of all, if none is named), which stopped part-way,
-    in the protocol it was speaking; instead of asking a new question in its memory."""
+    """Finish the last run of the saved session (if none is named, of the latest whose last run stopped
+    part-way), in the protocol it was speaking; instead of asking a new question in its memory."""
     save: bool = True
     """Save the session as it runs; False saves nothing."""
     client: ClientFactory | None = None
@@ -124,8 +126,11 @@ def _going_on(spec: RunSpec, store: Store, config: ConfigFile) -> RunSetup:
     from agentcli.store.loading import last_status, to_session
 
     flags = dict(spec.flags)
-    here = str(_root(flags)) if spec.latest and not spec.resume else None
-    saved = store.load(store.resolve(spec.session, workspace=here))
+    if spec.resume and spec.session is None:
+        saved = _latest_resumable(store)
+    else:
+        here = str(_root(flags)) if spec.latest and not spec.resume else None
+        saved = store.load(store.resolve(spec.session, workspace=here))
     summary = saved.summary
     if spec.resume:
         if last_status(saved) == "finished":
@@ -148,6 +153,20 @@ def _going_on(spec: RunSpec, store: Store, config: ConfigFile) -> RunSetup:
     else:
         recorder.adopt(session)  # before anything runs: a session another process is running is refused here
     return RunSetup(settings, session, saved, recorder, config.mcp, spec.client)
+
+
+def _latest_resumable(store: Store) -> Saved:
+    """The latest session whose last run stopped part-way (interrupted, failed, killed); NothingToResume when
+    none did, UnknownSession when none is saved."""
+    from agentcli.store.loading import last_status
+
+    latest = store.resolve(None)
+    for summary in store.summaries():
+        if summary.status != "finished":  # the row's status is its last run's: a load only for a candidate
+            saved = store.load(summary.id)
+            if last_status(saved) != "finished":
+                return saved
+    raise NothingToResume(latest, latest=True)
 
 
 def _settings(flags: Mapping[str, Any], config: ConfigFile, saved: SavedSession | None = None) -> Settings:

@@ -57,3 +57,16 @@ def test_the_step_limit_suggests_resume_with_room_for_more_steps(model: Scripted
     assert done.exit_code == 1 and f"agent resume {session['id']} --max-steps 2 goes on" in done.stderr
     resumed = agent("resume", session["id"], "--no-judge", "--max-steps", "2")
     assert resumed.exit_code == 0 and resumed.stdout.endswith("42\n")
+
+
+def test_resume_without_an_id_takes_the_latest_session_it_can_finish(model: ScriptedClient, agent: Any) -> None:
+    model.script = [error("The server at scripted is overloaded.", status=503), text("done"), text("42")]
+    assert agent("ask", "the one that failed", "--no-judge").exit_code == 1
+    assert agent("ask", "a later one that finished", "--no-judge").exit_code == 0
+    failed = next(item for item in listed(agent) if item["status"] == "failed")
+    done = agent("resume", "--no-judge")
+    assert done.exit_code == 0, done.output
+    assert done.stdout == "42\n" and f"resuming session {failed['id']}" in done.stderr
+    assert model.requests[-1]["messages"][-1]["content"] == "the one that failed"
+    again = agent("resume", "--no-judge")
+    assert again.exit_code == 2 and "no saved session has a run left to resume" in again.stderr

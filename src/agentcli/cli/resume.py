@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentcli.cli.exits import guarded, outcome
 from agentcli.cli.options import RunOptions, with_run_options_but
+
+if TYPE_CHECKING:
+    from agentcli.store.saved import Saved
 
 
 @guarded
@@ -17,7 +20,9 @@ def resume(
     session_id: Annotated[
         str | None,
         typer.Argument(
-            help="The session (an id or a unique prefix) [default: the latest].", show_default=False, metavar="[ID]"
+            help="The session (an id or a unique prefix) [default: the latest whose last run did not finish].",
+            show_default=False,
+            metavar="[ID]",
         ),
     ] = None,
     *,
@@ -38,8 +43,25 @@ def resume(
     from agentcli.render import make_renderer
 
     run = prepare_run(options, resume=True, session_id=session_id)
+    if session_id is None and run.saved is not None:
+        _say_which(run.saved)
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
     with run.agent(approval, options.extra_tools()) as agent:
         final = finish(agent.resume(), renderer)
     raise typer.Exit(outcome(final))
+
+
+STOPPED = {"failed": "failed", "interrupted": "was interrupted", "running": "stopped (killed)"}
+"""How a last run that did not finish ended, by its saved status ("running": its process is gone)."""
+
+
+def _say_which(saved: Saved) -> None:
+    """Which session resuming without an ID took (the latest whose last run did not finish), and its question."""
+    from agentcli.store.loading import last_status
+    from agentcli.text import excerpt, visible
+
+    question = excerpt(" ".join(saved.runs[-1].question.split()), 120) if saved.runs else ""
+    how = STOPPED.get(last_status(saved), "did not finish")
+    said = f"resuming session {saved.summary.id}, the latest whose last run {how}: {question}"
+    sys.stderr.write(visible(said, one_line=True) + "\n")
