@@ -70,3 +70,35 @@ def test_resume_without_an_id_takes_the_latest_session_it_can_finish(model: Scri
     assert model.requests[-1]["messages"][-1]["content"] == "the one that failed"
     again = agent("resume", "--no-judge")
     assert again.exit_code == 2 and "no saved session has a run left to resume" in again.stderr
+
+
+def test_continue_after_a_failed_run_says_it_stays_unanswered(model: ScriptedClient, agent: Any) -> None:
+    model.script = [error("The server at scripted is overloaded.", status=503), text("7")]
+    assert agent("ask", "six plus one?", "--no-judge").exit_code == 1
+    (session,) = listed(agent)
+    done = agent("ask", "--continue", "and now?", "--no-judge")
+    assert done.exit_code == 0, done.output
+    assert f"the last run of session {session['id']} failed and stays in the conversation" in done.stderr
+    assert f"(agent resume {session['id']} would have tried it again)" in done.stderr
+    sent = [m["content"] for m in model.requests[-1]["messages"][1:]]
+    assert sent == ["six plus one?", "and now?"]  # what the note says: the failed question, unanswered
+
+
+def test_continue_after_a_failure_resuming_cannot_mend_names_no_resume(model: ScriptedClient, agent: Any) -> None:
+    model.script = [KEY, text("7")]
+    assert agent("ask", "six plus one?", "--no-judge").exit_code == 1
+    done = agent("ask", "--continue", "and now?", "--no-judge")
+    assert "failed and stays in the conversation, its question unanswered\n" in done.stderr
+    assert "agent resume" not in done.stderr
+
+
+def test_continue_after_an_interrupted_run_says_it_is_left_out(model: ScriptedClient, agent: Any) -> None:
+    def interrupted(request: object) -> Any:
+        raise KeyboardInterrupt
+
+    model.script = [interrupted, text("7")]
+    assert agent("ask", "six plus one?", "--no-judge").exit_code == 130
+    (session,) = listed(agent)
+    done = agent("ask", "--continue", "and now?", "--no-judge")
+    assert f"the last run of session {session['id']} stopped part-way and is left out" in done.stderr
+    assert [m["content"] for m in model.requests[-1]["messages"][1:]] == ["and now?"]

@@ -78,11 +78,16 @@ def _said(setup: RunSetup, options: RunOptions) -> None:
     if saved is None:
         return
     say_continuing(saved)
-    if last_status(saved) in UNFINISHED:
-        sys.stderr.write(
-            f"note: the unfinished last run of session {saved.summary.id} is left out "
-            f"(agent resume {saved.summary.id} would have finished it)\n"
-        )
+    status, sid = last_status(saved), saved.summary.id
+    if status in UNFINISHED:
+        sys.stderr.write(f"note: the last run of session {sid} stopped part-way and is left out of the conversation "
+                         f"(agent resume {sid} would have finished it)\n")  # fmt: skip
+    elif status == "failed":  # kept, as a chat keeps a failed turn: what it read and changed is real
+        last = saved.runs[-1]
+        flags = f" {last.resume_with}" if last.resume_with else ""
+        hint = "" if last.resume_with is None else f" (agent resume {sid}{flags} would have tried it again)"
+        sys.stderr.write(f"note: the last run of session {sid} failed and stays in the conversation, its question "
+                         f"unanswered{hint}\n")  # fmt: skip
 
 
 RECAP_CHARS = 400
