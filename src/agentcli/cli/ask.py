@@ -58,14 +58,16 @@ def ask(
     from agentcli.cli.turn import answer_question
     from agentcli.render import make_renderer
 
-    renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
+    kind = options.output_kind()
+    renderer = make_renderer(kind, sys.stdout, sys.stderr)
     run = prepare_run(options)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
     with run.agent(approval, tools) as agent:
         if plan:
             from agentcli.cli.planning import plan_then_work
 
-            final = plan_then_work(agent, question, renderer, yes=options.yes)
+            steps_out = None if kind == "json" else sys.stdout  # JSON readers have the plan event
+            final = plan_then_work(agent, question, renderer, yes=options.yes, steps_out=steps_out)
         else:
             final = answer_question(agent, question, renderer)
     raise typer.Exit(outcome(final))

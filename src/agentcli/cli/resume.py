@@ -61,7 +61,7 @@ def _say_which(saved: Saved) -> None:
     from agentcli.store.loading import last_status
     from agentcli.text import excerpt, visible
 
-    question = excerpt(" ".join(saved.runs[-1].question.split()), 120) if saved.runs else ""
+    question = excerpt(" ".join(saved.runs[-1].users_question.split()), 120) if saved.runs else ""
     how = STOPPED.get(last_status(saved), "did not finish")
     said = f"resuming session {saved.summary.id}, the latest whose last run {how}: {question}"
     sys.stderr.write(visible(said, one_line=True) + "\n")

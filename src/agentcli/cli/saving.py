@@ -107,7 +107,7 @@ def say_continuing(saved: Saved) -> None:
     if not finished:
         return
     last = finished[-1]
-    question = visible(excerpt(" ".join(last.question.split()), 200), one_line=True)  # a pasted block: one line
+    question = visible(excerpt(" ".join(last.users_question.split()), 200), one_line=True)  # a pasted block: one line
     answer = "\n".join("  " + visible(line) for line in excerpt(last.answer or "", RECAP_CHARS).splitlines())
     recap = f"❯ {question}\n{answer}"
     dim = sys.stderr.isatty() and not os.environ.get("NO_COLOR")

@@ -68,6 +68,10 @@ class RunState:
     """Everything one run carries from state to state, and nothing else: the engine keeps no run data of its own."""
 
     question: str
+    """The user message the run began with: the user's question, or (--plan) that question in instructions."""
+    asked: str = ""
+    """The user's own words where `question` wraps them in agentcli's instructions (--plan's runs): what
+    `sessions list` and `show` name the run by. "" when `question` is the user's own."""
     mode: ModeName = "native"
     """The protocol this run speaks; `auto` becomes `react` when the server refuses `tools`."""
     streaming: bool = True
@@ -121,6 +125,11 @@ class RunState:
         if target not in TRANSITIONS[self.state]:
             raise InvariantError(f"illegal transition {self.state.value} -> {target.value}")
         self.state = target
+
+    @property
+    def users_question(self) -> str:
+        """The question in the user's own words."""
+        return self.asked or self.question
 
     def open_steps(self) -> list[tuple[int, str]]:
         """The plan's steps not completed yet, each with its number in the plan (1-based), as the user saw it."""

@@ -131,7 +131,7 @@ class SessionRecorder:
             self._workspace,
             session.mode,
             session.streaming,
-            run.question,  # the session's question is that of the run that first saved it: kept from then on
+            run.users_question,  # the session's question is that of the run that first saved it: kept from then on
             STATUS.get(run.state, "running"),
             turns,
             usage,
