@@ -37,7 +37,8 @@ HELP = "\n".join(  # a paragraph is one line here: on a terminal it wraps betwee
         "  /tools   the tools the model can call",
         "  /reset   forget the conversation so far",
         "  /context how full the model's context window is",
-        "  /compact send the conversation compacted from the next question on (the session keeps it all)",
+        "  /compact have the model summarise the conversation now; the next questions send the summary (the session "
+        "keeps it all)",
         "  /exit    leave (Ctrl-D does too)",
         "Anything else is a question. Several lines: end a line with \\ to go on on the next one; a pasted block "
         "of several lines is one question (sent on Enter). Ctrl-C cancels the current answer, not the session.",
@@ -178,7 +179,12 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
             agent.reset()
             say("conversation cleared\n")
         elif text in ("/context", "/compact"):
-            say(_context(agent, compact=text == "/compact") + "\n")
+            try:
+                say(_context(agent, compact=text == "/compact") + "\n")
+            except AgentError as exc:  # the summary request failed: the conversation is sent as it was
+                say(f"error: {exc}; nothing was compacted\n")
+            except KeyboardInterrupt:
+                say("\n/compact cancelled; nothing was compacted\n")
         elif text == "/tools":
             agent.open_tools()  # the MCP servers' tools too, before the first question has started them
             say("".join(f"  {tool.name}: {tool.description}\n" for tool in agent.tools))
@@ -244,12 +250,23 @@ class OncePerSession:
 
 
 def _context(agent: Agent, *, compact: bool) -> str:
-    """How much of the window the next request takes (estimated), and with /compact, what compacting leaves."""
-    budget, now = agent.session.budget, agent.context()
-    window = budget.window
-    line = f"context: ~{now.tokens_before:,} of {window:,} tokens ({100 * now.tokens_before / window:.0f} %)"
+    """How much of the window the next request takes (estimated); with /compact, the earlier turns summarised
+    now, and what the next request sends from then on (before its question)."""
+    window = agent.session.budget.window
+    fitted, spent = agent.context(compact=compact)
+    before, after = fitted.tokens_before, fitted.tokens_after
     if not compact:
-        return line + (f"; the next request is compacted to ~{now.tokens_after:,}" if now.how else "")
-    forced = agent.context(force=True)
-    budget.compact_next = True
-    return f"{line}; compacted to ~{forced.tokens_after:,} from the next question on (the session keeps everything)"
+        sent = before if fitted.how else after  # with a summary standing, `before` counts the turns it replaced
+        line = f"context: ~{sent:,} of {window:,} tokens ({100 * sent / window:.0f} %)"
+        if fitted.how == "stubs":
+            return f"{line}; the next request is compacted to ~{after:,} (old tool results stubbed)"
+        # what a summary leaves is known only once the model has written it (/compact does it now)
+        return line + ("; the next request passes 80 % of it and is compacted first" if fitted.how else "")
+    cost = sum(usage.prompt_tokens + usage.completion_tokens for usage in spent)
+    asked = f"; the summary request used {cost:,} tokens" if cost else ""
+    if fitted.how != "stubs and summary":
+        return f"nothing compacted: ~{before:,} of {window:,} tokens, and no summary would be shorter{asked}"
+    return (
+        f"compacted: ~{before:,} → ~{after:,} tokens of a {window:,}-token window (earlier turns summarised by the "
+        f"model{asked}); the next questions send that, the session keeps everything"
+    )
