@@ -12,6 +12,7 @@ is about a terminal (the approval prompt, what is said about the session found) 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,9 @@ class RunSpec:
     part-way), in the protocol it was speaking; instead of asking a new question in its memory."""
     save: bool = True
     """Save the session as it runs; False saves nothing."""
+    session_id: str | None = None
+    """The id the new session is saved under, a UUID (for a caller that must know it before the run): refused
+    when a saved session has it, or when the run goes on in a saved session or saves nothing."""
     client: ClientFactory | None = None
     """The chat client; None: the OpenAI-compatible client the settings name."""
     warn: Callable[[str], None] = warn_line
@@ -109,6 +113,8 @@ def prepare(spec: RunSpec) -> RunSetup:
     settings, NothingToResume), UnknownSession (no session has that id, or none is saved), StoreError (the
     store cannot be read), SessionBusy (another live process runs the session)."""
     config = load_config()
+    if spec.session_id is not None:
+        spec = dataclasses.replace(spec, session_id=_new_session_id(spec))
     if not spec.goes_on:
         settings = _settings(spec.flags, config)
         return RunSetup(settings, recorder=_recorder(spec, settings), servers=config.mcp, client=spec.client)
@@ -155,6 +161,28 @@ def _going_on(spec: RunSpec, store: Store, config: ConfigFile) -> RunSetup:
     return RunSetup(settings, session, saved, recorder, config.mcp, spec.client)
 
 
+def _new_session_id(spec: RunSpec) -> str:
+    """The session id `spec` asks for, in its canonical form; ConfigError when it cannot be the new session's."""
+    import uuid
+
+    from agentcli.store.db import Store, UnknownSession
+
+    given = str(spec.session_id)
+    if spec.goes_on or not spec.save:
+        raise ConfigError(f"--session-id {given} names a new session to save; it goes with neither --continue, "
+                          "--session, resume nor --no-save")  # fmt: skip
+    try:
+        canonical = str(uuid.UUID(given.strip()))
+    except ValueError:
+        raise ConfigError(f"--session-id {given!r} is not a UUID (e.g. {uuid.uuid4()})") from None
+    with Store.open() as store:
+        try:
+            store.resolve(canonical)
+        except UnknownSession:
+            return canonical
+    raise ConfigError(f"a saved session has the id {canonical} already; give another (or --session to go on in it)")
+
+
 def _latest_resumable(store: Store) -> Saved:
     """The latest session whose last run stopped part-way (interrupted, failed, killed); NothingToResume when
     none did, UnknownSession when none is saved."""
@@ -195,4 +223,5 @@ def _recorder(spec: RunSpec, settings: Settings, store: Store | None = None) -> 
         workspace=settings.workspace,
         warn=spec.warn,
         base_url=settings.saved_base_url,
+        new_id=spec.session_id,
     )

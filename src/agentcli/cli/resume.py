@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 @guarded
-@with_run_options_but("mode", "continue_", "session")  # the session's own protocol; ID names the session
+@with_run_options_but("mode", "continue_", "session", "new_id")  # its own protocol; ID names the session
 def resume(
     session_id: Annotated[
         str | None,

@@ -55,7 +55,7 @@ def prepare_run(options: RunOptions, *, resume: bool = False, session_id: str | 
     named, reference = named_reference(options, session_id)
     spec = RunSpec(
         options.given, session=reference, latest=named and reference is None, resume=resume,
-        save=not options.no_save, client=chat_client, warn=warn,
+        save=not options.no_save, session_id=options.new_id, client=chat_client, warn=warn,
     )  # fmt: skip
     try:
         setup = prepare(spec)

@@ -38,6 +38,8 @@ from agentcli.store.schema import connect, describe
 
 ID_BYTES = 4
 """Ids are 8 hex digits: short enough to type, and any unique prefix will do."""
+UUID_PREFIX = r"[0-9a-f]{8}(?:-[0-9a-f]{0,4}){0,3}(?:-[0-9a-f]{0,12})?"
+"""A prefix of a session id given as a UUID (`--session-id`), in its canonical form."""
 HELD = (
     "SELECT (SELECT coalesce(max(id), -1) + 1 FROM messages WHERE session_id = ?1), "
     "(SELECT coalesce(max(id), -1) + 1 FROM records WHERE session_id = ?1)"
@@ -216,8 +218,11 @@ class Store:
             found: str = rows[0][0]
             return found
         prefix = reference.strip().lower()
-        if not re.fullmatch(f"[0-9a-f]{{1,{2 * ID_BYTES}}}", prefix):
-            raise UnknownSession(f"no session {reference!r} (ids are {2 * ID_BYTES} hex digits, e.g. 3fa9c2d1)")
+        if not re.fullmatch(f"[0-9a-f]{{1,{2 * ID_BYTES}}}|{UUID_PREFIX}", prefix):
+            raise UnknownSession(
+                f"no session {reference!r} (ids are {2 * ID_BYTES} hex digits, e.g. 3fa9c2d1, or the UUID given "
+                "with --session-id)"
+            )
         rows = self._query(
             "SELECT id FROM sessions WHERE id BETWEEN ? AND ? ORDER BY id LIMIT 6", (prefix, prefix + "g")
         )

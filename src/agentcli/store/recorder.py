@@ -51,8 +51,11 @@ class SessionRecorder:
         workspace: Path | str,
         warn: Callable[[str], None],
         base_url: str | None = None,
+        new_id: str | None = None,
     ) -> None:
         self._open_store = open_store
+        self._new_id = new_id
+        """The id the first new session saved gets (the caller's `--session-id`); later ones get the store's."""
         self._store: Store | None = None
         self._model = model
         self._endpoint = endpoint
@@ -119,7 +122,7 @@ class SessionRecorder:
     def _save(self, session: Session, run: RunState, events: Sequence[Event]) -> None:
         store = self._opened()
         if session.id is None:
-            session.id = store.new_id()
+            session.id, self._new_id = self._new_id or store.new_id(), None
         stamp = now()
         turns, usage = _totals(session)
         summary = Summary(
