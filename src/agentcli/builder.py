@@ -92,6 +92,8 @@ class RunSetup:
     servers: Mapping[str, McpServer] = field(default_factory=dict)
     """The MCP servers: started at the first run, stopped when the Agent is closed."""
     client: ClientFactory | None = None
+    flags: Mapping[str, Any] = field(default_factory=dict)
+    """The settings the caller gave (RunSpec.flags): what `with_model` keeps."""
 
     def agent(self, before_call: BeforeCall = approved_only, tools: Iterable[Tool] = ()) -> Agent:
         """The Agent, its policy `before_call`, its tools the built-ins and `tools`; close it (or use it in a
@@ -107,6 +109,18 @@ class RunSetup:
             mcp=self.servers,
         )
 
+    def with_model(self, name: str, session: Session | None) -> RunSetup:
+        """This setup for the model `name` (or a config file alias, which brings its server and key), going on
+        in `session` (a chat's /model): the settings the caller's flags give with that model, beside a saved
+        session's server; the recorder saves the next runs with it. Raises ConfigError."""
+        saved = self.saved
+        gone_on = None if saved is None else SavedSession(saved.summary.model, saved.summary.base_url)
+        flags = {**self.flags, "model": name, "workspace": self.settings.workspace}
+        settings = _settings(flags, load_config(), gone_on)
+        if self.recorder is not None:
+            self.recorder.speaking_to(settings.model, settings.endpoint, settings.saved_base_url)
+        return dataclasses.replace(self, settings=settings, session=session)
+
 
 def prepare(spec: RunSpec) -> RunSetup:
     """Find what `spec` asks for: the settings, and the saved session with its lease. Raises ConfigError (bad
@@ -117,7 +131,8 @@ def prepare(spec: RunSpec) -> RunSetup:
         spec = dataclasses.replace(spec, session_id=_new_session_id(spec))
     if not spec.goes_on:
         settings = _settings(spec.flags, config)
-        return RunSetup(settings, recorder=_recorder(spec, settings), servers=config.mcp, client=spec.client)
+        recorder = _recorder(spec, settings)
+        return RunSetup(settings, recorder=recorder, servers=config.mcp, client=spec.client, flags=spec.flags)
     from agentcli.store.db import Store
 
     store = Store.open()
@@ -158,7 +173,7 @@ def _going_on(spec: RunSpec, store: Store, config: ConfigFile) -> RunSetup:
         store.close()
     else:
         recorder.adopt(session)  # before anything runs: a session another process is running is refused here
-    return RunSetup(settings, session, saved, recorder, config.mcp, spec.client)
+    return RunSetup(settings, session, saved, recorder, config.mcp, spec.client, spec.flags)
 
 
 def _new_session_id(spec: RunSpec) -> str:

@@ -202,3 +202,21 @@ def test_help_is_as_wide_as_the_terminal(tmp_path: Path) -> None:
     output, _ = done.communicate(timeout=BOUND)
     widest = max(len(line) for line in output.splitlines())
     assert 100 < widest <= 120, output  # not Click's 80 columns
+
+
+def test_chat_clear_leaves_the_header_and_a_prompt(workspace: Path) -> None:
+    # /clear clears the screen, not the conversation; the header line comes back so the screen still says where
+    # the questions go. No model is asked: the base URL is one where nothing listens.
+    env = agent_env("http://127.0.0.1:9/v1", TERM="xterm", AGENTCLI_SANDBOX="off")
+    env.pop("COLUMNS", None)
+    terminal = Pty(["chat"], columns=80, cwd=workspace, env=env)
+    terminal.read_until("› ")
+    terminal.type("/help\r")
+    terminal.read_until("› ", times=2)
+    terminal.type("/clear\r")
+    terminal.read_until("› ", times=3)
+    terminal.type("/exit\r")
+    screen = screen_of(terminal)
+    assert terminal.process.returncode == 0, screen
+    assert "Commands:" in terminal.shown and "Commands:" not in screen, screen
+    check("chat_clear_80", screen)

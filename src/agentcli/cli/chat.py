@@ -22,20 +22,24 @@ import typer
 from agentcli.cli.exits import EXIT_ANSWER, WRITE_FAILURES, guarded
 from agentcli.cli.options import RunOptions, with_run_options
 from agentcli.cli.turn import answer_question, undecodable
-from agentcli.errors import AgentError
+from agentcli.errors import AgentError, ConfigError
 
 if TYPE_CHECKING:
     from agentcli.agent import Agent
+    from agentcli.builder import RunSetup
     from agentcli.cli.approval import Approval
     from agentcli.events import Event
     from agentcli.render import Renderer
+    from agentcli.tools.core.tool import Tool
 
 HELP = "\n".join(  # a paragraph is one line here: on a terminal it wraps between words at the terminal's width
     [
         "Commands:",
         "  /help    this text",
         "  /tools   the tools the model can call",
-        "  /reset   forget the conversation so far",
+        "  /model NAME  ask the next questions of model NAME (or a config file alias), the conversation kept",
+        "  /reset   forget the conversation so far (the screen stays)",
+        "  /clear   clear the screen (the conversation stays: /reset forgets it)",
         "  /context how full the model's context window is",
         "  /compact have the model summarise the conversation now; the next questions send the summary (the session "
         "keeps it all)",
@@ -141,40 +145,82 @@ def chat(options: RunOptions) -> None:
 
     run = prepare_run(options)
     approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
-    with run.agent(approval, tools) as agent:
-        _talk(agent, options, approval)
+    talk = Talk(run, run.agent(approval, tools), approval, tools)
+    try:
+        _talk(talk, options)
+    finally:
+        talk.agent.close()
     raise typer.Exit(EXIT_ANSWER)
 
 
-def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
+@dataclass
+class Talk:
+    """What a chat talks with: the Agent, made again by /model from the run's setup in the same session."""
+
+    setup: RunSetup
+    agent: Agent
+    approval: Approval
+    tools: list[Tool]
+
+    def switch(self, model: str) -> None:
+        """Ask the next questions of `model`, in the same session (ConfigError: nothing changes)."""
+        old = self.agent
+        self.setup = self.setup.with_model(model, old.session)
+        self.agent = self.setup.agent(self.approval, self.tools)
+        old.recorder = None  # it saves for the new agent now: closing the old one keeps the session's lease
+        old.close()
+
+
+def _say(text: str) -> None:
+    """Errors quote the server and the model: their control codes are shown, never obeyed. On a terminal, long
+    lines (a tool's description in /tools, an error) wrap between words, not mid-word."""
+    from agentcli.render.text import visible
+    from agentcli.text import for_terminal
+
+    sys.stderr.write(for_terminal(visible(text), sys.stderr))
+
+
+def _header(agent: Agent) -> None:
+    """On a terminal, a line of fields as a run's first line: broken between fields, never inside one."""
+    from agentcli.render.text import visible
+    from agentcli.text import fields_wrapped, terminal_width
+
+    settings, session_id = agent.settings, agent.session.id
+    fields = ["agentcli chat", f"model {settings.model}", f"mode {settings.mode}", f"→ {settings.endpoint}"]
+    fields += [f"session {session_id}"] if session_id else []
+    shown = [visible(field, one_line=True) for field in [*fields, "/help"]]
+    sys.stderr.write(fields_wrapped(shown, terminal_width(sys.stderr)) + "\n")
+
+
+CLEAR = "\x1b[H\x1b[2J\x1b[3J"
+"""Home, erase the screen, erase the scrollback (xterm's, which most terminals follow)."""
+
+
+def _talk(talk: Talk, options: RunOptions) -> None:
     """The read-answer loop, until /exit or the end of input."""
     from agentcli.render import make_renderer
 
-    settings = agent.settings
-    kind = options.output_kind()
-    from agentcli.render.text import visible
-    from agentcli.text import fields_wrapped, for_terminal, terminal_width
-
-    def say(text: str) -> None:
-        # Errors quote the server and the model: their control codes are shown, never obeyed. On a terminal, long
-        # lines (a tool's description in /tools, an error) wrap between words, not mid-word.
-        sys.stderr.write(for_terminal(visible(text), sys.stderr))
-
-    opening = Header(agent.session.id or "", settings.mode, settings.model, settings.endpoint)
-    once = OncePerSession(opening)
-    if sys.stdin.isatty():  # a line of fields, as a run's first line: broken between fields, never inside one
-        saved = [f"session {opening.session_id}"] if opening.session_id else []
-        fields = ["agentcli chat", f"model {settings.model}", f"mode {settings.mode}", f"→ {settings.endpoint}"]
-        shown = [visible(field, one_line=True) for field in [*fields, *saved, "/help"]]
-        sys.stderr.write(fields_wrapped(shown, terminal_width(sys.stderr)) + "\n")
+    kind, say, approval = options.output_kind(), _say, talk.approval
+    agent, settings = talk.agent, talk.agent.settings
+    once = OncePerSession(Header(agent.session.id or "", settings.mode, settings.model, settings.endpoint))
+    if sys.stdin.isatty():
+        _header(agent)
     for line in _lines():
-        text = line.strip()
+        text, agent = line.strip(), talk.agent
         if not text:
             continue
         if text in ("/exit", "/quit"):
             break
         if text == "/help":
-            say(HELP.format(judge=JUDGE_ON if settings.judge else JUDGE_OFF) + "\n")
+            say(HELP.format(judge=JUDGE_ON if agent.settings.judge else JUDGE_OFF) + "\n")
+        elif text == "/clear":
+            if sys.stderr.isatty():
+                sys.stderr.write(CLEAR)
+                _header(agent)
+            else:
+                say("/clear clears a terminal's screen; this is none\n")
+        elif text == "/model" or text.startswith("/model "):
+            say(_model(talk, text.removeprefix("/model").strip()) + "\n")
         elif text == "/reset":
             agent.reset()
             say("conversation cleared\n")
@@ -247,6 +293,19 @@ class OncePerSession:
     def close(self) -> None:
         if self.renderer is not None:
             self.renderer.close()
+
+
+def _model(talk: Talk, name: str) -> str:
+    """/model NAME: the next questions go to NAME; /model alone says which model answers."""
+    if not name:
+        settings = talk.agent.settings
+        return f"model {settings.model} → {settings.endpoint}; /model NAME asks the next questions of another"
+    try:
+        talk.switch(name)
+    except ConfigError as exc:
+        return f"error: {exc}; the model stays {talk.agent.settings.model}"
+    settings = talk.agent.settings
+    return f"model {settings.model} → {settings.endpoint} from the next question on; the conversation goes on"
 
 
 def _context(agent: Agent, *, compact: bool) -> str:

@@ -77,6 +77,11 @@ class SessionRecorder:
         self._opened().acquire(session.id, self._owner)
         self._held = session.id
 
+    def speaking_to(self, model: str, endpoint: str, base_url: str | None) -> None:
+        """Save the next runs as spoken with `model` at `endpoint` (a chat's /model): resume and --continue go
+        back to them."""
+        self._model, self._endpoint, self._base_url = model, endpoint, base_url
+
     # -- what the Agent calls --------------------------------------------------------------------------
     def save(self, session: Session, run: RunState, events: Sequence[Event]) -> None:
         """A step of `run` ended: write the snapshot, with `events`, the events shown since the last save."""
