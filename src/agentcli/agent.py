@@ -236,6 +236,7 @@ class Agent:
             self.tools,
             model=settings.model,
             endpoint=settings.endpoint,
+            endpoint_found=settings.sources.get("base_url") == "found",  # llm/discovery.py's FOUND
             max_steps=settings.max_steps,
             judge=Judge(client) if settings.judge else None,
             before_call=before_call,

@@ -13,15 +13,18 @@ is about a terminal (the approval prompt, what is said about the session found) 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentcli.agent import Agent
 from agentcli.config import ConfigFile, SavedSession, Settings, load_config, load_settings, workspace_root
+from agentcli.config.secret import NO_KEY
+from agentcli.config.settings import missing_model_message
 from agentcli.engine.policy import BeforeCall, approved_only
 from agentcli.errors import ConfigError
+from agentcli.llm.discovery import FOUND, Found, LocalServer
 from agentcli.llm.types import ChatClient
 from agentcli.text import warn_line
 
@@ -65,6 +68,9 @@ class RunSpec:
     part-way), in the protocol it was speaking; instead of asking a new question in its memory."""
     save: bool = True
     """Save the session as it runs; False saves nothing."""
+    look_for: Sequence[LocalServer] = ()
+    """Where to look for a local OpenAI-compatible server when no model and no endpoint are configured (the
+    CLI's `ask` and `chat`: llm/discovery.py's WELL_KNOWN ports); none: a model must be configured."""
     session_id: str | None = None
     """The id the new session is saved under, a UUID (for a caller that must know it before the run): refused
     when a saved session has it, or when the run goes on in a saved session or saves nothing."""
@@ -94,6 +100,8 @@ class RunSetup:
     client: ClientFactory | None = None
     flags: Mapping[str, Any] = field(default_factory=dict)
     """The settings the caller gave (RunSpec.flags): what `with_model` keeps."""
+    found: Found | None = None
+    """The local server the run found, none being configured: its model and base URL."""
 
     def agent(self, before_call: BeforeCall = approved_only, tools: Iterable[Tool] = ()) -> Agent:
         """The Agent, its policy `before_call`, its tools the built-ins and `tools`; close it (or use it in a
@@ -116,7 +124,7 @@ class RunSetup:
         saved = self.saved
         gone_on = None if saved is None else SavedSession(saved.summary.model, saved.summary.base_url)
         flags = {**self.flags, "model": name, "workspace": self.settings.workspace}
-        settings = _settings(flags, load_config(), gone_on)
+        settings = _served_by(_settings(flags, load_config(), gone_on), self.found).require_model()
         if self.recorder is not None:
             self.recorder.speaking_to(settings.model, settings.endpoint, settings.saved_base_url)
         return dataclasses.replace(self, settings=settings, session=session)
@@ -130,9 +138,13 @@ def prepare(spec: RunSpec) -> RunSetup:
     if spec.session_id is not None:
         spec = dataclasses.replace(spec, session_id=_new_session_id(spec))
     if not spec.goes_on:
-        settings = _settings(spec.flags, config)
+        configured = _settings(spec.flags, config)
+        found = _found(configured, spec.look_for)
+        settings = _served_by(configured, found).require_model()
         recorder = _recorder(spec, settings)
-        return RunSetup(settings, recorder=recorder, servers=config.mcp, client=spec.client, flags=spec.flags)
+        return RunSetup(
+            settings, recorder=recorder, servers=config.mcp, client=spec.client, flags=spec.flags, found=found
+        )
     from agentcli.store.db import Store
 
     store = Store.open()
@@ -159,7 +171,8 @@ def _going_on(spec: RunSpec, store: Store, config: ConfigFile) -> RunSetup:
         if "workspace" not in flags and Path(summary.workspace).is_dir():
             flags["workspace"] = Path(summary.workspace)
     # Its own model and server, unless the flags name others.
-    settings = _settings(flags, config, SavedSession(summary.model, summary.base_url, Path(summary.workspace)))
+    gone_on = SavedSession(summary.model, summary.base_url, Path(summary.workspace))
+    settings = _settings(flags, config, gone_on).require_model()
     if spec.resume:
         streaming = flags.get("stream")  # None: as the session was
         assert streaming is None or isinstance(streaming, bool)
@@ -214,8 +227,36 @@ def _latest_resumable(store: Store) -> Saved:
 
 def _settings(flags: Mapping[str, Any], config: ConfigFile, saved: SavedSession | None = None) -> Settings:
     """The flags > the saved session's model and server > the environment > `.env` > the config file; the
-    workspace root resolved here, once; a model must be configured."""
-    return load_settings(config=config, session=saved, **{**flags, "workspace": _root(flags)}).require_model()
+    workspace root resolved here, once."""
+    return load_settings(config=config, session=saved, **{**flags, "workspace": _root(flags)})
+
+
+def _found(settings: Settings, servers: Sequence[LocalServer]) -> Found | None:
+    """The local server of `servers` to use, where `settings` name no model and no endpoint; ConfigError, with
+    where it looked, when none answers."""
+    if not servers or settings.model or settings.base_url is not None:
+        return None
+    from agentcli.llm.discovery import find_local_server
+
+    found = find_local_server(servers)
+    if found is None:
+        ports = ", ".join(f"{server.port} ({server.name})" for server in servers)
+        raise ConfigError(f"{missing_model_message(key_missing=not settings.api_key)} No local server answered on "
+                          f"127.0.0.1's ports {ports}.")  # fmt: skip
+    return found
+
+
+def _served_by(settings: Settings, found: Found | None) -> Settings:
+    """`settings` on the local server found, where they name no endpoint of their own (a model, or an alias with
+    its server, may be named since: chat's /model): its model unless one is named, and no key, so that nothing
+    a user configured for another endpoint goes to whatever listens on a local port."""
+    if found is None or settings.base_url is not None:
+        return settings
+    sources = {**settings.sources, "base_url": FOUND, "api_key": "default"}
+    if not settings.model:
+        sources["model"] = FOUND
+    model = settings.model or found.model
+    return dataclasses.replace(settings, model=model, base_url=found.base_url, api_key=NO_KEY, sources=sources)
 
 
 def _root(flags: Mapping[str, Any]) -> Path:

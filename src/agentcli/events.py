@@ -71,6 +71,8 @@ class RunStarted(Event):
     model: str
     endpoint: str = ""
     """Where the conversation goes: the endpoint's host[:port], e.g. `api.deepseek.com`."""
+    endpoint_found: bool = False
+    """Nothing named the endpoint: it is a local server found on its well-known port (llm/discovery.py)."""
     session_id: str = ""
     """The saved session the run belongs to ("" when nothing is saved)."""
     sandbox: str = ""

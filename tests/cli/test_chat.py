@@ -115,6 +115,7 @@ def test_model_switches_the_next_questions_keeping_the_conversation_and_the_sess
         '[aliases.local]\nmodel = "qwen-local"\nbase_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8"
     )
     asked: list[tuple[str, str]] = []
+
     def client(settings: Any) -> ScriptedClient:
         asked.append((settings.model, settings.endpoint))
         return model

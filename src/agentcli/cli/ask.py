@@ -60,7 +60,7 @@ def ask(
 
     kind = options.output_kind()
     renderer = make_renderer(kind, sys.stdout, sys.stderr)
-    run = prepare_run(options)
+    run = prepare_run(options, look=True)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
     with run.agent(approval, tools) as agent:
         if plan:

@@ -143,7 +143,7 @@ def chat(options: RunOptions) -> None:
     from agentcli.cli.approval import Approval
     from agentcli.cli.saving import prepare_run
 
-    run = prepare_run(options)
+    run = prepare_run(options, look=True)
     approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
     talk = Talk(run, run.agent(approval, tools), approval, tools)
     try:
@@ -186,7 +186,8 @@ def _header(agent: Agent) -> None:
     from agentcli.text import fields_wrapped, terminal_width
 
     settings, session_id = agent.settings, agent.session.id
-    fields = ["agentcli chat", f"model {settings.model}", f"mode {settings.mode}", f"→ {settings.endpoint}"]
+    where = f"found at {settings.endpoint}" if agent.engine.endpoint_found else f"→ {settings.endpoint}"
+    fields = ["agentcli chat", f"model {settings.model}", f"mode {settings.mode}", where]
     fields += [f"session {session_id}"] if session_id else []
     shown = [visible(field, one_line=True) for field in [*fields, "/help"]]
     sys.stderr.write(fields_wrapped(shown, terminal_width(sys.stderr)) + "\n")

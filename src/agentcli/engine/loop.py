@@ -51,6 +51,7 @@ class Engine:
         *,
         model: str = "",
         endpoint: str = "",
+        endpoint_found: bool = False,
         max_steps: int = 15,
         judge: Judge | None = None,
         before_call: BeforeCall = approved_only,
@@ -59,7 +60,7 @@ class Engine:
         self.client = client
         self.tools = tools
         self.model = model
-        self.endpoint = endpoint
+        self.endpoint, self.endpoint_found = endpoint, endpoint_found
         self.max_steps = max_steps
         self.judge = judge
         self.before_call = before_call
@@ -97,6 +98,7 @@ class Engine:
             mode=run.mode,
             model=self.model,
             endpoint=self.endpoint,
+            endpoint_found=self.endpoint_found,
             session_id=session.id or "",
             sandbox=self.sandbox,
             window=budget.window,

@@ -127,7 +127,8 @@ def headline(event: RunStarted) -> list[str]:
     """The first line of a run, field by field (a line may break between two fields, never inside one): which
     model, which protocol, where the conversation goes, the session, the sandbox."""
     fields = ["agentcli", f"model {event.model}", f"mode {event.mode}"]
-    fields += [f"→ {event.endpoint}"] if event.endpoint else []
+    if event.endpoint:  # a server nobody named, found on its well-known port, says so
+        fields.append(f"found at {event.endpoint}" if event.endpoint_found else f"→ {event.endpoint}")
     if event.window and event.window_from != "given":  # a window nobody gave: say which one is planned for
         fields.append(f"window {event.window:,} ({WINDOW_FROM.get(event.window_from, event.window_from)})")
     fields += [f"session {event.session_id}"] if event.session_id else []
