@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from agentcli.agent import Agent
     from agentcli.builder import RunSetup
     from agentcli.cli.approval import Approval
+    from agentcli.cli.headless import Watchdog
+    from agentcli.engine.policy import BeforeCall
     from agentcli.events import Event
     from agentcli.render import Renderer
     from agentcli.tools.core.tool import Tool
@@ -139,34 +141,43 @@ def continued(line: str) -> bool:
 @with_run_options
 def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
-    tools = options.extra_tools()
     from agentcli.cli.approval import Approval
+    from agentcli.cli.headless import Watchdog, final_always, quiet_limit
     from agentcli.cli.saving import prepare_run
 
-    run = prepare_run(options, look=True)
-    approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
-    talk = Talk(run, run.agent(approval, tools), approval, tools)
-    try:
-        _talk(talk, options)
-    finally:
-        talk.agent.close()
+    with final_always(options.output_kind()):  # JSON lines end with a final object, a usage error's too
+        tools = options.extra_tools()
+        run = prepare_run(options, look=True)
+        approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
+        json = options.output_kind() == "json"
+        watchdog = Watchdog(quiet_limit(run.settings, run.servers)) if json else None
+        policy = approval if watchdog is None else watchdog.pausing(approval)
+        talk = Talk(run, run.agent(policy, tools), approval, policy, tools, watchdog)
+        try:
+            _talk(talk, options)
+        finally:
+            talk.agent.close()
     raise typer.Exit(EXIT_ANSWER)
 
 
 @dataclass
 class Talk:
-    """What a chat talks with: the Agent, made again by /model from the run's setup in the same session."""
+    """What a chat talks with: the Agent, made again by /model from the run's setup in the same session; with
+    JSON lines, the watchdog of its runs."""
 
     setup: RunSetup
     agent: Agent
     approval: Approval
+    policy: BeforeCall
+    """The approval, as the agent asks it (with JSON lines, with the watchdog asleep)."""
     tools: list[Tool]
+    watchdog: Watchdog | None = None
 
     def switch(self, model: str) -> None:
         """Ask the next questions of `model`, in the same session (ConfigError: nothing changes)."""
         old = self.agent
         self.setup = self.setup.with_model(model, old.session)
-        self.agent = self.setup.agent(self.approval, self.tools)
+        self.agent = self.setup.agent(self.policy, self.tools)
         old.recorder = None  # it saves for the new agent now: closing the old one keeps the session's lease
         old.close()
 
@@ -242,6 +253,8 @@ def _talk(talk: Talk, options: RunOptions) -> None:
         else:
             try:
                 once.renderer = make_renderer(kind, sys.stdout, sys.stderr, judge_hint=not once.judged, in_chat=True)
+                if talk.watchdog is not None:
+                    once.renderer = talk.watchdog.watched(once.renderer)
                 approval.renderer = once.renderer if kind == "json" else once
                 answer_question(agent, text, approval.renderer)
             except KeyboardInterrupt as exc:

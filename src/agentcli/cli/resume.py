@@ -11,6 +11,7 @@ from agentcli.cli.exits import guarded, outcome
 from agentcli.cli.options import RunOptions, with_run_options_but
 
 if TYPE_CHECKING:
+    from agentcli.events import RunFinished
     from agentcli.store.saved import Saved
 
 
@@ -37,19 +38,26 @@ def resume(
     last run finished), 3 an answer printed but not verified (the judge rejected it, or plan steps were left
     open), 130 interrupted.
     """
+    from agentcli.cli.headless import final_always
+
+    with final_always(options.output_kind()):
+        final = _resume(session_id, options)
+    raise typer.Exit(outcome(final))
+
+
+def _resume(session_id: str | None, options: RunOptions) -> RunFinished:
     from agentcli.cli.approval import Approval
+    from agentcli.cli.headless import watched
     from agentcli.cli.saving import prepare_run
     from agentcli.cli.turn import finish
-    from agentcli.render import make_renderer
 
     run = prepare_run(options, resume=True, session_id=session_id)
     if session_id is None and run.saved is not None:
         _say_which(run.saved)
-    renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
+    renderer, policy = watched(options.output_kind(), run)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
-    with run.agent(approval, options.extra_tools()) as agent:
-        final = finish(agent.resume(), renderer)
-    raise typer.Exit(outcome(final))
+    with run.agent(policy(approval), options.extra_tools()) as agent:
+        return finish(agent.resume(), renderer)
 
 
 STOPPED = {"failed": "failed", "interrupted": "was interrupted", "running": "stopped (killed)"}

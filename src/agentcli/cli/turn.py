@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the engine and its events are imported only when a question is asked: `--help` stays fast
@@ -30,6 +32,8 @@ def finish(run: Run, renderer: Renderer) -> RunFinished:
         raise KeyboardInterrupt(f"at {run.where()}") from None
     except Exception:
         run.abandon()
+        with contextlib.suppress(Exception):  # a renderer whose output is gone cannot be told
+            renderer.handle(dataclasses.replace(run.interrupt(), status="error"))  # the stream's end, all the same
         raise
     finally:
         renderer.close()
