@@ -164,13 +164,15 @@ class Watchdog:
         return decided
 
     def _watch(self) -> None:
-        with self._wake:
-            while True:
-                left = self._last + self.limit - time.monotonic()
-                if self._armed and left <= 0:
-                    break
-                self._wake.wait(left if self._armed else None)
-        self._stop()
+        while True:  # a chat's next runs are watched too
+            with self._wake:
+                while True:
+                    left = self._last + self.limit - time.monotonic()
+                    if self._armed and left <= 0:
+                        break
+                    self._wake.wait(left if self._armed else None)
+                self._armed = False
+            self._stop()
 
     def _stop(self) -> None:
         """The run's end is not coming: interrupt it, and end the process if that does not stop it."""
