@@ -39,12 +39,11 @@ HELP = "\n".join(  # a paragraph is one line here: on a terminal it wraps betwee
         "Commands:",
         "  /help    this text",
         "  /tools   the tools the model can call",
-        "  /model NAME  ask the next questions of model NAME (or a config file alias), the conversation kept",
+        "  /model M ask model M (or config alias M) from now on, same conversation",
         "  /reset   forget the conversation so far (the screen stays)",
         "  /clear   clear the screen (the conversation stays: /reset forgets it)",
         "  /context how full the model's context window is",
-        "  /compact have the model summarise the conversation now; the next questions send the summary (the session "
-        "keeps it all)",
+        "  /compact summarise the conversation now; the next questions send the summary",
         "  /exit    leave (Ctrl-D does too)",
         "Anything else is a question. Several lines: end a line with \\ to go on on the next one; a pasted block "
         "of several lines is one question (sent on Enter). Ctrl-C cancels the current answer, not the session.",
