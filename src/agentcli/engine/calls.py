@@ -1,6 +1,6 @@
 """One tool call of TOOL_EXECUTING, bound once by the registry: the repeat guard's notice instead of running it
-again, or what is wrong with it; the before_call policy's decision (a denial is the call's result); and the run,
-its progress reported as events."""
+again, what is wrong with it, or the tool's own refusal (its preview's checks); the before_call policy's decision
+(a denial is the call's result); and the run, its progress reported as events."""
 
 from __future__ import annotations
 
@@ -57,12 +57,13 @@ def run_call(
     )
 
 
-def screen(run: RunState, call: BoundCall | InvalidCall) -> BoundCall | ToolReturned:
-    """The call if it may run; else the result it gets instead: the repeat guard's notice (a skipped call), or
-    what is wrong with it and what is valid (before any policy is asked)."""
+def screen(run: RunState, tools: ToolRegistry, call: BoundCall | InvalidCall) -> PendingCall | ToolReturned:
+    """The call as the before_call policy gets it, if it may run; else the result it gets instead, before any
+    policy is asked: the repeat guard's notice (a skipped call), what is wrong with it and what is valid, or the
+    tool's own refusal (a change that cannot apply: see `previewed`)."""
     notice = repeat_notice(run, call)
     if notice is None and isinstance(call, BoundCall):
-        return call
+        return previewed(run, tools, call)
     content = notice if notice is not None else call.problem if isinstance(call, InvalidCall) else ""
     return ToolReturned(
         step=run.step,
@@ -73,6 +74,27 @@ def screen(run: RunState, call: BoundCall | InvalidCall) -> BoundCall | ToolRetu
         elapsed_ms=0.0,
         skipped=notice is not None,
     )
+
+
+def previewed(run: RunState, tools: ToolRegistry, call: BoundCall) -> PendingCall | ToolReturned:
+    """The call pending the policy, with what a prompt shows of it. A tool whose preview makes its own checks
+    (`preview_checks`: edit_file, write_file, whose diff is the change planned) is previewed now: a change that
+    cannot apply gets the tool's refusal as its result and nobody is asked, one that can shows this preview (not
+    a second). Any other tool's preview is made only when a prompt asks for it (run_command's probes the
+    sandbox), and a planning run's change is refused whatever it is (run_call)."""
+    if not call.tool.spec.preview_checks or run.planning:
+        return PendingCall(call, run.step, lambda: _shown(tools.preview(call)))
+    preview = tools.preview(call)
+    if isinstance(preview, ToolResult):
+        return ToolReturned(
+            step=run.step, call_id=call.id, name=call.name, content=preview.content, is_error=True, elapsed_ms=0.0
+        )
+    return PendingCall(call, run.step, lambda: preview)
+
+
+def _shown(preview: str | ToolResult | None) -> str | None:
+    """What a prompt shows of a preview: a refusal made there too late to answer the call is shown as its text."""
+    return preview.content if isinstance(preview, ToolResult) else preview
 
 
 def repeat_notice(run: RunState, call: BoundCall | InvalidCall) -> str | None:

@@ -17,7 +17,7 @@ from agentcli.engine.calls import guarded_signature, run_call, screen
 from agentcli.engine.context import Build, next_request, task_of
 from agentcli.engine.guards import replayed
 from agentcli.engine.judge import Judge, Verdict, is_trivial, listed, verdict_without_judge
-from agentcli.engine.policy import BeforeCall, PendingCall, approved_only
+from agentcli.engine.policy import BeforeCall, approved_only
 from agentcli.engine.recovery import recover
 from agentcli.engine.replies import decoded, reply
 from agentcli.engine.session import Session
@@ -167,12 +167,12 @@ class Engine:
             if call.id in answered:
                 continue
             yield ev.ToolCalled(step=run.step, call_id=call.id, name=call.name, arguments=call.arguments)
-            bound = screen(run, self.tools.bind(call.name, call.arguments, call.id))  # parsed and validated once
-            if isinstance(bound, ev.ToolReturned):  # a repeat, or what is wrong and what is valid
-                blocked += bound.skipped
-                returned = bound
+            pending = screen(run, self.tools, self.tools.bind(call.name, call.arguments, call.id))  # bound once
+            if isinstance(pending, ev.ToolReturned):  # a repeat, what is wrong and what is valid, the tool's refusal
+                blocked += pending.skipped
+                returned = pending
             else:
-                plan, pending = run.plan, PendingCall(bound, run.step, functools.partial(self.tools.preview, bound))
+                plan = run.plan
                 try:
                     returned = yield from run_call(self.tools, self.before_call, pending, run.planning)
                 except ToolInterrupted as stop:  # Ctrl-C: what the tool had done is its result; then stop

@@ -7,8 +7,9 @@ result the model will read) or the refusal as text:
 3. the file: not a regular file (FIFO, device, directory: never opened), over 10 MB, binary, not UTF-8;
 4. read before write: the model's last view of the file (the ledger) must be its content now;
 5. the match (edit_file), the new text (UTF-8, no NUL, a change at all), the size after, the syntax guard.
-`apply_plan` applies exactly a plan (so an approval prompt can show the diff first), after checking the file is
-still what the plan was made from: the ledger records the change before the rename, then sees the new content.
+A tool's preview is its plan: a refusal there is the call's result before anyone is asked, and a prompt shows
+the plan's diff. `apply_plan` applies exactly a plan, after checking the file is still what the plan was made
+from: the ledger records the change before the rename, then sees the new content.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.decorator import CallRefused
 from agentcli.tools.core.ledger import Change, digest
 from agentcli.tools.core.workspace import quote_path
 from agentcli.tools.files import diffs
@@ -28,7 +30,7 @@ from agentcli.tools.files.syntax import guarded, syntax_error
 from agentcli.tools.files.text_file import BOM, MAX_FILE_BYTES, NotText, TextFile, check_size, encode_text
 
 
-class FileNotChanged(Exception):
+class FileNotChanged(CallRefused):
     """A change refused or not applied; the message says why and what to do, and the file is as it was."""
 
 
@@ -114,6 +116,13 @@ def plan_write(context: ToolContext, path: str, content: str) -> Plan | str:
     summary = f"{head} Lines around the change now read:\n{shown}" if shown else head
     diff = diffs.unified(current.rel, a, b, opcodes, created=current.data is None)
     return Plan(Change(current.rel, current.data, after_bytes, diff), current.real, summary)
+
+
+def planned(plan: Plan | str) -> Plan:
+    """The plan; a refusal (the text plan_edit / plan_write return instead) raised as FileNotChanged."""
+    if isinstance(plan, str):
+        raise FileNotChanged(plan)
+    return plan
 
 
 def apply_plan(context: ToolContext, plan: Plan) -> str:
