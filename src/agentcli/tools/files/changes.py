@@ -138,8 +138,10 @@ def apply_plan(context: ToolContext, plan: Plan) -> str:
             f"{name} changed since this change was prepared; nothing was changed. Read it again (read_file) and retry."
         )
     try:
-        if like is None:
-            plan.real.parent.mkdir(parents=True, exist_ok=True)  # inside the workspace: resolve checked the path
+        if like is None:  # a new file: its missing directories are made (resolve checked they are inside), and
+            made = _missing(plan.real.parent, context.workspace.root)  # recorded, for undo to remove again
+            plan.real.parent.mkdir(parents=True, exist_ok=True)
+            change = replace(change, made_dirs=tuple(context.workspace.relative(path) for path in made))
         record = lambda: context.ledger.record(change, context.call_id)  # noqa: E731
         write_atomically(plan.real, change.after, like=like, before_rename=record)
     except OSError as exc:
@@ -184,11 +186,19 @@ def _load(context: ToolContext, path: str, tool: str, *, must_exist: bool) -> _C
     return _Current(real, rel, data, file)
 
 
+def _missing(directory: Path, root: Path) -> list[Path]:
+    """`directory` and those of its parents below `root` that do not exist, outermost first."""
+    missing = []
+    while directory != root and not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    return missing[::-1]
+
+
 def _new_file(real: Path, rel: str, root: Path, tool: str) -> _Current | str:
     """A file to create: its nearest existing parent must be a directory (parents missing are made on apply)."""
-    parent = real.parent
-    while parent != root and not parent.exists():
-        parent = parent.parent
+    missing = _missing(real.parent, root)
+    parent = missing[0].parent if missing else real.parent
     if not parent.is_dir():
         where = quote_path(parent.relative_to(root).as_posix())
         return f"{quote_path(rel)} cannot be created: {where} is a file, not a directory. Nothing was changed."
