@@ -181,7 +181,8 @@ class Agent:
     `tools` are added to the built-ins (`builtins=False` leaves those out); `before_call` decides, before each
     tool call, whether it runs (`Allow()`) or what the model is told instead (`Deny(reason)`); a `recorder`
     (the CLI's saves sessions) is handed each step of a run as it ends. `mcp` servers (the config file's
-    `[mcp.NAME]` blocks) are started at the first run and stopped by `close()`; `warn` gets each one-line problem.
+    `[mcp.NAME]` blocks) offer their tools from the first run (a server whose tool list is cached starts at its
+    first call) and are stopped by `close()`; `warn` gets each one-line problem.
     """
 
     def __init__(

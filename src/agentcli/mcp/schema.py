@@ -71,18 +71,17 @@ def parameters(input_schema: object) -> dict[str, Any]:
 
 
 def validator(schema: dict[str, Any]) -> Any:
-    """A function `check(arguments) -> problem | None` for this schema; a schema jsonschema cannot use checks
-    nothing (the server still checks its own arguments)."""
-    from jsonschema import exceptions, validators
-
-    try:
-        cls = validators.validator_for(schema)
-        cls.check_schema(schema)
-        checker = cls(schema)
-    except (exceptions.SchemaError, exceptions.UnknownType, TypeError, ValueError):
-        return lambda arguments: None
+    """A function `check(arguments) -> problem | None` for this schema, made at its first call (a run that
+    never calls the tool never imports jsonschema); a schema jsonschema cannot use checks nothing (the server
+    still checks its own arguments)."""
+    made: list[Any] = []
 
     def check(arguments: dict[str, Any]) -> str | None:
+        if not made:
+            made.append(_checker(schema))
+        checker = made[0]
+        if checker is None:
+            return None
         try:
             errors = sorted(checker.iter_errors(arguments), key=lambda e: list(e.path))
         except RecursionError:  # a `$ref` that leads back to itself on the same value (`{"$ref": "#"}`)
@@ -91,6 +90,18 @@ def validator(schema: dict[str, Any]) -> Any:
         return "; ".join(problems[:5]) or None
 
     return check
+
+
+def _checker(schema: dict[str, Any]) -> Any:
+    """jsonschema's validator of `schema`, or None for a schema it cannot use."""
+    from jsonschema import exceptions, validators
+
+    try:
+        cls = validators.validator_for(schema)
+        cls.check_schema(schema)
+        return cls(schema)
+    except (exceptions.SchemaError, exceptions.UnknownType, TypeError, ValueError):
+        return None
 
 
 def _problem(error: Any) -> str:
