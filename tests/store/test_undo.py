@@ -21,13 +21,6 @@ RUNNER = CliRunner()
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("AGENTCLI_HOME", str(home))
-    return home
-
-
-@pytest.fixture
 def ws(tmp_path: Path) -> Path:
     workspace = tmp_path / "ws"
     workspace.mkdir()
