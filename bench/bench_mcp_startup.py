@@ -1,5 +1,5 @@
 """What MCP support costs a command that has no server: `python bench/bench_mcp_startup.py [--base REF]`
-(about a minute on 2 cores).
+(about five minutes on 2 cores).
 
 Side by side, as whole processes: `agent --help`, `agent tools list` and `agent tools list --json` of this
 checkout (A) against the same commands of the commit REF (B, default `main`: run it before MCP lands there, or
