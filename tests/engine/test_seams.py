@@ -96,9 +96,13 @@ def test_after_call_changes_what_the_model_gets(llm: ScriptedClient, workspace: 
 
 def test_after_call_is_not_asked_about_a_call_that_did_not_run(llm: ScriptedClient, workspace: Path) -> None:
     seen: list[str] = []
+
+    def checked(call: PendingCall, returned: ToolReturned) -> ToolReturned:
+        seen.append(call.id)
+        return returned
+
     llm.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("done")]
-    after = agent(llm, workspace, before_call=lambda call: Deny("no"), after_call=lambda c, r: seen.append(c.id) or r)
-    after.run("read it")
+    agent(llm, workspace, before_call=lambda call: Deny("no"), after_call=checked).run("read it")
     assert seen == []
 
 
