@@ -15,6 +15,7 @@ from agentcli.render.text import (
     arguments_shown,
     compaction,
     headline,
+    hook_line,
     judge_missing,
     preview,
     resume_hint,
@@ -79,6 +80,8 @@ class PlainRenderer:
                 self._say(textwrap.indent(preview(result.content, result.name), "   "))
                 if result.diff:  # what the call changed on disk, as a unified diff
                     self._say(textwrap.indent(result.diff.rstrip("\n"), "   "))
+            case ev.HookRan() as hook:  # an error: a warning (when it blocked, what it refused says so next)
+                self._say(f"{'warning:' if hook.decision == 'error' else '=='} {hook_line(hook)}")
             case ev.StepRetried(reason=reason):
                 self._say(f"== {reason} Asking again; the text above is void.")
             case ev.FormatProblem(message=message):
