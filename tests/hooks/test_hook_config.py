@@ -68,7 +68,7 @@ def test_a_matcher_must_match_the_whole_tool_name(tmp_path: Path, matcher: str, 
     ("text", "line", "words"),
     [
         (HOOKS + '\n[[hooks.Stop]]\ncommand = "./b.sh"\ntimeout = -1\n', 17, "hooks.Stop.timeout"),
-        (HOOKS + '\n[[hooks.Stop]]\ntimeout = 3\n', 15, "hooks.Stop.command: Field required"),
+        (HOOKS + "\n[[hooks.Stop]]\ntimeout = 3\n", 15, "hooks.Stop.command: Field required"),
         (HOOKS + '\n[[hooks.Stop]]\ncommand = "x"\ncomand = "y"\n', 17, "comand"),
         ('[[hooks.PreToolUse]]\ncommand = "x"\nmatcher = "(unclosed"\n', 3, "not a regular expression"),
         ('[[hooks.PreTool]]\ncommand = "x"\n', 1, "not an event a hook can run at; the events are SessionStart"),

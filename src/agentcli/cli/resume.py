@@ -53,6 +53,7 @@ def resume(
     settings = options.settings(summary, config)  # its own model and server, unless --model / --base-url
     from agentcli.agent import Agent
     from agentcli.cli.approval import Approval
+    from agentcli.cli.hooking import seams
     from agentcli.cli.turn import finish
     from agentcli.render import make_renderer
 
@@ -66,7 +67,8 @@ def resume(
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
     approval = Approval(yes=options.yes, renderer=renderer, settings=settings)
     servers = dict(config.mcp)
-    with Agent(settings, options.extra_tools(), before_call=approval, recorder=saving, mcp=servers) as agent:
+    hooked = seams(config, settings, approval)
+    with Agent(settings, options.extra_tools(), recorder=saving, mcp=servers, **hooked) as agent:
         final = finish(agent.resume(session), renderer)
     store.close()
     raise typer.Exit(outcome(final))

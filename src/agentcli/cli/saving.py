@@ -103,6 +103,7 @@ def make_agent(options: RunOptions, approve: Callable[[Settings], BeforeCall], *
     `before_call` once the settings are known; `extra` goes to Agent() as it is (tools, a client...); the
     configuration file's MCP servers come too."""
     from agentcli.agent import Agent
+    from agentcli.cli.hooking import seams
 
     config = load_config()
     extra.setdefault("mcp", dict(config.mcp))
@@ -110,7 +111,9 @@ def make_agent(options: RunOptions, approve: Callable[[Settings], BeforeCall], *
     if not named:
         settings = options.settings(config=config)
         _note_no_save(settings, options)
-        return Agent(settings, recorder=recorder(settings, options), before_call=approve(settings), **extra)
+        return Agent(
+            settings, recorder=recorder(settings, options), **seams(config, settings, approve(settings)), **extra
+        )
     from agentcli.store.loading import UNFINISHED, last_status, to_session
 
     store = open_store()
@@ -130,7 +133,7 @@ def make_agent(options: RunOptions, approve: Callable[[Settings], BeforeCall], *
         store.close()
     else:
         saving.adopt(session)  # before anything runs: a session another process is running is refused here
-    agent = Agent(settings, recorder=saving, before_call=approve(settings), **extra)
+    agent = Agent(settings, recorder=saving, **seams(config, settings, approve(settings)), **extra)
     agent.session = session
     if last_status(saved) in UNFINISHED:
         sys.stderr.write(
