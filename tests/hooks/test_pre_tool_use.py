@@ -215,3 +215,16 @@ def test_a_hook_past_its_timeout_refuses_the_call_and_does_not_hold_the_run(
     refusal = tool_result(scripted_server)
     assert "did not finish within its timeout of 1 s and was killed" in refusal and "slow.sh" in refusal
     assert gone(int(pid_file.read_text()))
+
+
+def test_the_context_of_a_hook_that_denies_goes_with_the_refusal(
+    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path, hooks: HookKit
+) -> None:
+    body = """echo '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "not here",
+      "additionalContext": "write under build/ instead"}}'"""
+    hooks.configure(("PreToolUse", hooks.script("deny.sh", body), {}))
+    scripted_server.script = write_script()
+    invoke("ask", "write it", "--no-judge", "--yes")
+    assert tool_result(scripted_server) == (
+        "A PreToolUse hook refused this call: not here\n\n[hook context] write under build/ instead"
+    )

@@ -74,9 +74,15 @@ class ConfigHooks:
     def _decided(self, call: PendingCall, usual: BeforeCall, ask: Ask) -> Decision:
         fields = {"tool_name": call.name, "tool_input": call.arguments, "tool_use_id": call.id}
         verdict = self._run("PreToolUse", fields, call.session_id, call.report)
+        decision = self._chosen(call, verdict, usual, ask)
+        if isinstance(decision, Deny):  # its result is the refusal: the context goes with it
+            return Deny(with_context(decision.reason, verdict.context))
         if verdict.context:
             with self._lock:
                 self._context[call.id] = verdict.context
+        return decision
+
+    def _chosen(self, call: PendingCall, verdict: Verdict, usual: BeforeCall, ask: Ask) -> Decision:
         if verdict.blocked:
             return Deny(verdict.reason if verdict.decision == "error" else refused(verdict.reason))
         chosen = call
@@ -107,9 +113,7 @@ class ConfigHooks:
             if verdict.blocked:
                 content = f"{returned.content}\n\n[PostToolUse hook] {verdict.reason}"
                 returned = dataclasses.replace(returned, content=content, is_error=True)
-        if context:
-            returned = dataclasses.replace(returned, content=f"{returned.content}\n\n[hook context] {context}")
-        return returned
+        return dataclasses.replace(returned, content=with_context(returned.content, context)) if context else returned
 
     # Stop -------------------------------------------------------------------------------------------------
     def before_finish(self, draft: Draft) -> str | None:
@@ -145,6 +149,11 @@ class ConfigHooks:
         fields = {"message": ENDED[event.status], "notification_type": "run_ended"}
         self._run("Notification", fields, event.session_id, reported.append)
         return reported
+
+
+def with_context(text: str, context: str) -> str:
+    """What the model gets: `text`, then a hook's additionalContext (if any)."""
+    return f"{text}\n\n[hook context] {context}" if context else text
 
 
 def refused(reason: str) -> str:
