@@ -13,6 +13,7 @@ import pytest
 
 from agentcli.cli.approval import REFUSAL
 from tests.cli.conftest import Invoke, agent_env
+from tests.cli.test_approval import tool_result
 from tests.hooks.conftest import HookKit, gone
 from tests.support.processes import start_agent
 from tests.support.scripted_server import Reply, ScriptedServer, text, tool_calls
@@ -23,11 +24,6 @@ DENY = """echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissi
 
 def write_script(path: str = "out.txt") -> list[Reply]:
     return [tool_calls(("write_file", {"path": path, "content": "hello\n"})), text("tried")]
-
-
-def tool_result(server: ScriptedServer) -> str:
-    content: str = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
-    return content
 
 
 def test_a_deny_refuses_the_call_and_the_model_gets_the_reason(
@@ -70,25 +66,26 @@ def test_a_hook_that_exits_1_refuses_the_call_naming_the_hook(
     assert "broken.sh · error: exited with status 1: jq: not found · " in done.stderr
 
 
-def test_unreadable_json_refuses_the_call(
-    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path, hooks: HookKit
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("""{"permissionDecision": allow""", "printed JSON that cannot be read"),
+        (
+            """{"hookSpecificOutput": {"permissionDecision": "refuse"}}""",
+            'a decision this contract does not know: "refuse"',
+        ),
+        ("""{"decision": "deny"}""", 'a decision this contract does not know: "deny"'),
+        ("""{"hookSpecificOutput": {"updatedInput": "rm -rf /"}}""", "an updatedInput that is not an object"),
+    ],
+)
+def test_an_answer_that_cannot_be_read_refuses_the_call_not_silence(
+    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path, hooks: HookKit, answer: str, said: str
 ) -> None:
-    hooks.configure(("PreToolUse", hooks.script("garbled.sh", """echo '{"permissionDecision": allow'"""), {}))
+    hooks.configure(("PreToolUse", hooks.script("unclear.sh", f"echo '{answer}'"), {}))
     scripted_server.script = write_script()
     invoke("ask", "write it", "--no-judge", "--yes")
     assert not (workspace / "out.txt").exists()
-    assert "printed JSON that cannot be read" in tool_result(scripted_server)
-
-
-def test_a_decision_with_a_misspelt_value_is_an_error_not_silence(
-    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path, hooks: HookKit
-) -> None:
-    body = """echo '{"hookSpecificOutput": {"permissionDecision": "refuse"}}'"""
-    hooks.configure(("PreToolUse", hooks.script("typo.sh", body), {}))
-    scripted_server.script = write_script()
-    invoke("ask", "write it", "--no-judge", "--yes")
-    assert not (workspace / "out.txt").exists()
-    assert 'a decision this contract does not know: "refuse"' in tool_result(scripted_server)
+    assert said in tool_result(scripted_server)
 
 
 def test_on_error_ignore_lets_the_call_run_with_one_warning(

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from tests.cli.conftest import SECRET, Invoke, cli_env
+from tests.cli.test_approval import tool_result
 from tests.hooks.conftest import HookKit
 from tests.support.scripted_server import ScriptedServer, text, tool_calls
 
@@ -19,11 +20,6 @@ def json_events(stdout: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
 
 
-def tool_message(server: ScriptedServer) -> str:
-    content: str = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
-    return content
-
-
 def test_post_tool_use_context_reaches_the_model(
     scripted_server: ScriptedServer, invoke: Invoke, hooks: HookKit
 ) -> None:
@@ -32,7 +28,7 @@ def test_post_tool_use_context_reaches_the_model(
     scripted_server.script = READ
     done = invoke("ask", "read notes", "--no-judge")
     assert done.exit_code == 0, done.stderr
-    assert tool_message(scripted_server).endswith("\n\n[hook context] ruff: all checks passed")
+    assert tool_result(scripted_server).endswith("\n\n[hook context] ruff: all checks passed")
     given = hooks.given("lint.sh")[0]
     assert given["tool_name"] == "read_file" and given["tool_input"]["path"] == "notes.txt"
     assert "first number: 6" in given["tool_response"]["content"] and given["tool_response"]["is_error"] is False
@@ -45,8 +41,8 @@ def test_a_post_tool_use_block_makes_the_result_an_error_with_the_reason(
     hooks.configure(("PostToolUse", hooks.script("lint.sh", body), {}))
     scripted_server.script = READ
     done = invoke("ask", "read notes", "--no-judge", "--output", "json")
-    assert "first number: 6" in tool_message(scripted_server)  # what the tool did is kept
-    assert tool_message(scripted_server).endswith("[PostToolUse hook] E501 line too long")
+    assert "first number: 6" in tool_result(scripted_server)  # what the tool did is kept
+    assert tool_result(scripted_server).endswith("[PostToolUse hook] E501 line too long")
     result = next(e for e in json_events(done.stdout) if e["type"] == "tool_result")
     assert result["is_error"] is True
 

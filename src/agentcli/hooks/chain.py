@@ -17,7 +17,7 @@ from typing import Any
 
 from agentcli.config.tables import Hook
 from agentcli.events import Event, HookRan
-from agentcli.hooks.outcome import BLOCKING, Decision, read
+from agentcli.hooks.outcome import BLOCKING, Decision, Outcome, read
 from agentcli.hooks.runner import run_hook
 from agentcli.tools.commands.environment import scrubbed
 
@@ -44,21 +44,6 @@ class Place:
         }
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """What the hooks of one event decided together."""
-
-    decision: Decision = None
-    reason: str = ""
-    updated_input: dict[str, Any] | None = None
-    context: str = ""
-
-    @property
-    def blocked(self) -> bool:
-        """A block, a deny, or an error of a hook whose on_error blocks."""
-        return self.decision in (*BLOCKING, "error")
-
-
 def run_event(
     hooks: Sequence[Hook],
     event: str,
@@ -67,7 +52,7 @@ def run_event(
     place: Place,
     session_id: str,
     report: Callable[[Event], None],
-) -> Verdict:
+) -> Outcome:
     """Run `hooks` (those of `event` that apply) with the event's `fields`; see the module docstring."""
     given = dict(fields)
     decision: Decision = None
@@ -87,7 +72,7 @@ def run_event(
             report(ran(decision="error", reason=said))
             if closed:
                 why = f'The {event} hook {named(hook.command)} {outcome.reason} (on_error = "block").'
-                return Verdict("error", why, updated, _joined(contexts))
+                return Outcome("error", why, updated, _joined(contexts))
             continue
         report(ran(decision=outcome.decision, reason=outcome.reason))
         if outcome.context:
@@ -95,10 +80,10 @@ def run_event(
         if outcome.updated_input is not None:
             updated = given["tool_input"] = outcome.updated_input
         if outcome.decision in BLOCKING:
-            return Verdict(outcome.decision, outcome.reason, updated, _joined(contexts))
+            return Outcome(outcome.decision, outcome.reason, updated, _joined(contexts))
         if STRENGTH[outcome.decision] > STRENGTH[decision]:
             decision, reason = outcome.decision, outcome.reason
-    return Verdict(decision, reason, updated, _joined(contexts))
+    return Outcome(decision, reason, updated, _joined(contexts))
 
 
 def named(command: str) -> str:

@@ -31,11 +31,19 @@ REASON_CHARS = 2_000
 
 @dataclass(frozen=True)
 class Outcome:
+    """What one hook run decided; or the hooks of an event together (chain.py), where an error is one that
+    fails closed."""
+
     decision: Decision = None
     reason: str = ""
     """Why it blocked, denied or asked; or what went wrong (decision "error")."""
     updated_input: dict[str, Any] | None = None
     context: str = ""
+
+    @property
+    def blocked(self) -> bool:
+        """A block, a deny, or an error: what the hooks guard does not go on."""
+        return self.decision in (*BLOCKING, "error")
 
 
 def read(event: str, finished: Finished, timeout: float) -> Outcome:

@@ -22,7 +22,8 @@ from agentcli.engine.finish import Draft
 from agentcli.engine.opening import Opening, Start
 from agentcli.engine.policy import Allow, BeforeCall, Decision, Deny, PendingCall
 from agentcli.events import Event, RunFinished, ToolReturned
-from agentcli.hooks.chain import Place, Verdict, run_event
+from agentcli.hooks.chain import Place, run_event
+from agentcli.hooks.outcome import Outcome
 
 Ask: TypeAlias = Callable[[PendingCall, str], Decision]
 """Put a call to the user whatever the usual policy would say (a hook asked), with the hook's reason."""
@@ -60,7 +61,7 @@ class ConfigHooks:
             seams["observers"] = [self.observe]
         return seams
 
-    def _run(self, event: str, fields: dict[str, Any], session_id: str, report: Callable[[Event], None]) -> Verdict:
+    def _run(self, event: str, fields: dict[str, Any], session_id: str, report: Callable[[Event], None]) -> Outcome:
         hooks = self.hooks.of(event)
         if event in ("PreToolUse", "PostToolUse"):
             hooks = [hook for hook in hooks if hook.matches(str(fields["tool_name"]))]
@@ -82,7 +83,7 @@ class ConfigHooks:
                 self._context[call.id] = verdict.context
         return decision
 
-    def _chosen(self, call: PendingCall, verdict: Verdict, usual: BeforeCall, ask: Ask) -> Decision:
+    def _chosen(self, call: PendingCall, verdict: Outcome, usual: BeforeCall, ask: Ask) -> Decision:
         if verdict.blocked:
             return Deny(verdict.reason if verdict.decision == "error" else refused(verdict.reason))
         chosen = call
