@@ -188,3 +188,11 @@ def test_observers_add_events_before_the_one_they_saw(llm: ScriptedClient, works
     assert isinstance(events[-1], RunFinished)
     assert isinstance(events[-2], AnswerReady) and events[-2].answer == "the run ended"
     assert seen[0] == "run_started" and seen[-1] == "final"
+
+
+def test_before_finish_is_asked_when_the_judge_gives_up(llm: ScriptedClient, workspace: Path) -> None:
+    asked: list[str] = []
+    rejected = [step for n in range(3) for step in (text(f"draft {n}"), judge_fail("more"))]
+    llm.script = [*rejected, text("draft 3")]  # after three rejections the fourth is let through unchecked
+    result = agent(llm, workspace, judge=True, before_finish=lambda d: asked.append(d.answer)).run("q")
+    assert asked == ["draft 3"] and result.answer == "draft 3"

@@ -1,7 +1,7 @@
 """The seam before an answer is final: `before_finish(draft) -> None | reason`. It is asked in VALIDATING once
-the judge has passed the draft (or when no judge is asked); a reason sends the model back to work with it as
-feedback, at most MAX_SENT_BACK times a run, after which the answer is final as it would have been. A config
-file's Stop hooks are one such seam (hooks/)."""
+the judge has passed the draft (or let it through unchecked after its rejections, or when no judge is asked);
+a reason sends the model back to work with it as feedback, at most MAX_SENT_BACK times a run, after which the
+answer is final as it would have been. A config file's Stop hooks are one such seam (hooks/)."""
 
 from __future__ import annotations
 
