@@ -36,7 +36,10 @@ ALLOWED = {
     # MCP servers' tools are Tools; their logs live in the store's home; they start through the sandbox's launcher
     "mcp": {"tools", "store", "sandbox"},
     "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
-    "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp"},
+    "hooks": {"engine", "tools"},  # the config file's hooks on the engine's seams; run_command's scrub of keys
+    # a run's Agent from its settings, the saved session and its lease: the CLI's commands and a batch build here
+    "builder": {"agent", "engine", "llm", "store", "tools", "hooks"},
+    "cli": {"builder", "agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp", "hooks"},
 }
 
 

@@ -179,3 +179,23 @@ def test_tools_whose_preview_is_not_their_checks_are_asked_as_before(files: Path
     agent.run("run things")
     assert len(asked) == 2 and asked[0].startswith("run_command in ")  # its preview, made when asked
     assert asked[1] == "remove CallRefused: a user's preview that refuses is shown, and the user asked"
+
+
+def test_arguments_a_policy_puts_in_place_are_checked_as_well(files: Path) -> None:
+    # A PreToolUse hook's updatedInput rebinds the call: a change the tool would refuse comes back as the refusal
+    # (as invalid arguments do), so no prompt is put for it either.
+    rebound: list[PendingCall | str] = []
+
+    def policy(call: PendingCall) -> Decision:
+        if not call.requires_approval:
+            return Allow()
+        rebound.append(call.rebind({"path": "notes.txt", "content": "replaced\n"}))  # notes.txt was never read
+        made = rebound[-1]
+        return Deny(made) if isinstance(made, str) else Allow(made)
+
+    llm = ScriptedClient()
+    llm.script = [tool_calls(write("docs/new.md", "# New\n")), text("done")]
+    events = Agent(agent_settings(files), client=llm, before_call=policy).run("write").events
+    assert isinstance(rebound[0], str) and rebound[0].startswith("FileNotChanged: 'notes.txt' has not been read")
+    assert [event.reason for event in events if isinstance(event, CallDenied)] == [rebound[0]]
+    assert not (files / "docs").exists() and (files / "notes.txt").read_text() == "alpha\nbeta\nalpha\n"

@@ -6,7 +6,9 @@ fights Rich's Live display) and after what was typed before the prompt has been 
 was meant for something else). `y` allows the call; `a` allows this tool for the rest of the session; `n` or
 Enter refuses it; anything else refuses it and is told to the model as the user's reason. `--yes` approves
 every call; with no terminal to ask on, the call is refused. Ctrl-C at the prompt is an interrupt like anywhere
-else: KeyboardInterrupt goes up unchanged.
+else: KeyboardInterrupt goes up unchanged. A PreToolUse hook that answers `ask` puts the call to the user through
+`ask()`, whatever `--yes`, an allow rule or an earlier `a` says; `waiting` is told before each question waits (a
+Notification hook).
 """
 
 from __future__ import annotations
@@ -14,13 +16,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from agentcli.config import Settings
 from agentcli.engine.policy import Allow, Decision, Deny, PendingCall
 from agentcli.render.text import call_arguments, tool_name
-from agentcli.render.wrap import for_terminal
-from agentcli.text import visible
+from agentcli.text import FIELD_SEPARATOR, fields_wrapped, for_terminal, terminal_width, visible
 from agentcli.tools.builtin import BUILTIN_SOURCE
 from agentcli.tools.commands.allow import AllowRules
 
@@ -66,6 +68,8 @@ class Approval:
         self._explained = False
         self._always: set[str] = set()
         """Tools the user allowed for the rest of the session (`a`)."""
+        self.waiting: Callable[[PendingCall], None] | None = None
+        """Told when a question is about to wait for the user (a Notification hook)."""
 
     @property
     def sandboxed(self) -> bool:
@@ -84,6 +88,12 @@ class Approval:
         command = _command_of(call)
         if command is not None and (command in self._commands or (self.rules.matches(command) and self.sandboxed)):
             return Allow()
+        return self.ask(call)
+
+    def ask(self, call: PendingCall, reason: str = "") -> Decision:
+        """Put `call` to the user, whatever --yes or the allow rules say (a hook asked, for `reason`); refused
+        without a terminal to ask on."""
+        command = _command_of(call)
         if self.renderer is not None:
             self.renderer.close()  # ends any live region (spinner, streaming panel) before we write
         stdin, stderr = self._stdin or sys.stdin, self._stderr or sys.stderr
@@ -97,9 +107,13 @@ class Approval:
                 )
                 stderr.flush()
             return Deny(REFUSAL)
+        if reason:
+            stderr.write(visible(f"a hook asks: {reason}", one_line=True) + "\n")
+        if self.waiting is not None:
+            self.waiting(call)
         preview = call.describe()
         if command is not None:
-            stderr.write(command_shown(command, preview or "", color=_colour(stderr)))
+            stderr.write(command_shown(command, preview or "", color=_colour(stderr), width=terminal_width(stderr)))
             always = "this exact command"
             what = "this command"
         else:
@@ -141,11 +155,12 @@ def diff_shown(diff: str, *, color: bool) -> str:
     return "\n".join(shown_lines) + "\n"
 
 
-def command_shown(command: str, preview: str, *, color: bool) -> str:
-    """A run_command call for the terminal: where and how it runs (the preview's first line), then the command
-    verbatim, line by line, each escaped (a newline in the command is a new line here too, nothing else can fake
-    a prompt)."""
-    header = visible(f"run_command {preview.partition(chr(10))[0]}".rstrip(), one_line=True)
+def command_shown(command: str, preview: str, *, color: bool, width: int | None = None) -> str:
+    """A run_command call for the terminal: where and how it runs (the preview's first line, broken between its
+    fields at `width`), then the command verbatim, line by line, each escaped (a newline in the command is a new
+    line here too, nothing else can fake a prompt)."""
+    fields = f"run_command {preview.partition(chr(10))[0]}".rstrip().split(FIELD_SEPARATOR)
+    header = fields_wrapped([visible(field, one_line=True) for field in fields], width)
     lines = [visible(line, one_line=True) for line in command.split("\n")]
     if color:
         lines = [f"\x1b[1m{line}\x1b[0m" for line in lines]
@@ -199,9 +214,10 @@ def ask(prompt: str, stdin: IO[str], stderr: IO[str]) -> str:
     """Show `prompt` and return the line typed after it, stripped. The prompt's line is ended however the
     answer ends: Enter, Ctrl-D, or Ctrl-C, which goes up as KeyboardInterrupt after the line break (from the
     moment the prompt is written: a quick Ctrl-C can come before the read), so that what the interrupt prints
-    starts on a line of its own rather than after `^C`."""
+    starts on a line of its own rather than after `^C`. On a terminal a long prompt wraps between words."""
+    question = prompt.rstrip(" ")
     try:
-        stderr.write(prompt)
+        stderr.write(for_terminal(question, stderr) + prompt[len(question) :])
         stderr.flush()
         answer = stdin.readline()
     except KeyboardInterrupt:

@@ -1,6 +1,6 @@
-"""Where agentcli's own files are: the configuration file, the data directory (sessions, history, MCP logs) and
-the cache directory (MCP servers' tool lists and empty directories), whether or not they exist. The first two
-here because the command sandbox hides both from commands; the cache beside them."""
+"""Where agentcli's own files are: the configuration file, the data directory (sessions, history, MCP logs)
+(both here, because the command sandbox hides both from commands) and the cache directory (MCP servers' tool
+lists and empty directories), whether or not they exist; and the one form of a workspace's path."""
 
 from __future__ import annotations
 
@@ -36,3 +36,10 @@ def cache_home() -> Path:
     `~/.cache/agentcli`. Not the temporary directory, which sandboxed commands may write."""
     cache = os.environ.get("XDG_CACHE_HOME", "").strip()
     return (Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache") / "agentcli"
+
+
+def workspace_root(given: Path | str | None = None) -> Path:
+    """The workspace a command works in: `given` (--workspace), else the current directory; `~` expanded,
+    absolute, symlinks resolved. The one form a workspace has: Settings hold it, sessions are saved and found by
+    it (`--continue` picks the latest of this one)."""
+    return Path(given or Path.cwd()).expanduser().resolve()

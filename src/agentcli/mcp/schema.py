@@ -73,10 +73,12 @@ def parameters(input_schema: object) -> dict[str, Any]:
 def validator(schema: dict[str, Any]) -> Any:
     """A function `check(arguments) -> problem | None` for this schema, made at its first call (a run that
     never calls the tool never imports jsonschema); a schema jsonschema cannot use checks nothing (the server
-    still checks its own arguments)."""
+    still checks its own arguments). A `$ref` is followed only inside the schema (see `_checker`)."""
     made: list[Any] = []
 
     def check(arguments: dict[str, Any]) -> str | None:
+        from referencing.exceptions import Unresolvable
+
         if not made:
             made.append(_checker(schema))
         checker = made[0]
@@ -84,7 +86,7 @@ def validator(schema: dict[str, Any]) -> Any:
             return None
         try:
             errors = sorted(checker.iter_errors(arguments), key=lambda e: list(e.path))
-        except RecursionError:  # a `$ref` that leads back to itself on the same value (`{"$ref": "#"}`)
+        except (RecursionError, Unresolvable):  # a `$ref` back to itself (`{"$ref": "#"}`), or to elsewhere
             return None
         problems = [_problem(error) for error in errors]
         return "; ".join(problems[:5]) or None
@@ -93,13 +95,15 @@ def validator(schema: dict[str, Any]) -> Any:
 
 
 def _checker(schema: dict[str, Any]) -> Any:
-    """jsonschema's validator of `schema`, or None for a schema it cannot use."""
+    """jsonschema's validator of `schema`, or None for a schema it cannot use. An empty registry: jsonschema
+    would otherwise fetch any URL a server names in a `$ref` (and fail the call on one it cannot)."""
     from jsonschema import exceptions, validators
+    from referencing import Registry
 
     try:
         cls = validators.validator_for(schema)
         cls.check_schema(schema)
-        return cls(schema)
+        return cls(schema, registry=Registry())
     except (exceptions.SchemaError, exceptions.UnknownType, TypeError, ValueError):
         return None
 
