@@ -194,8 +194,8 @@ class Agent:
     `before_call` decides, before each tool call, whether it runs (`Allow()`) or what the model is told instead
     (`Deny(reason)`); a `recorder` (the CLI's saves sessions) is handed each step of a run as it ends;
     `after_call`, `before_finish`, `before_run` and `observers` are the other seams (engine/policy.py,
-    finish.py, opening.py). `mcp` servers (the config file's `[mcp.NAME]` blocks) are started at the first run
-    and stopped by `close()`; `warn` gets each one-line problem.
+    finish.py, opening.py). `mcp` servers (`[mcp.NAME]` blocks) offer their tools from the first run (one whose
+    list is cached starts at its first call) and are stopped by `close()`; `warn` gets each one-line problem.
     """
 
     def __init__(

@@ -165,6 +165,7 @@ def test_updated_input_replaces_the_arguments_and_is_shown(
     assert (workspace / "safe" / "out.txt").read_text() == "hooked"
     tool_lines = [line for line in done.stderr.splitlines() if line.startswith("== tool write_file")]
     assert len(tool_lines) == 2 and '"safe/out.txt"' in tool_lines[1]  # as asked, then as it runs
+    (workspace / "safe" / "out.txt").unlink()  # else write_file refuses the new arguments (a file not read)
     model.script = write_script()
     json_run = invoke("ask", "write it", "--no-judge", "--yes", "--output", "json", "--no-save")
     calls = [json.loads(line) for line in json_run.stdout.splitlines() if '"tool_call"' in line]

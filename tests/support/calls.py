@@ -18,5 +18,8 @@ def bound(tools: ToolRegistry, name: str, arguments: str | dict[str, Any], call_
 
 
 def pending(tools: ToolRegistry, name: str, arguments: str | dict[str, Any], step: int = 1) -> PendingCall:
-    """What the engine hands the before_call policy for that call, its preview and rebind included."""
-    return pending_call(tools, bound(tools, name, arguments), step)
+    """What the engine hands the before_call policy for that call, its preview and rebind included; the tool
+    must not refuse it."""
+    made = pending_call(tools, bound(tools, name, arguments), step)
+    assert isinstance(made, PendingCall), made.content
+    return made

@@ -1,6 +1,7 @@
 """One tool call of TOOL_EXECUTING, bound once by the registry: the repeat guard's notice instead of running it
-again, or what is wrong with it; the before_call policy's decision (a denial is the call's result); the run, its
-progress reported as events; and the after_call seam's look at the result."""
+again, or what is wrong with it; the tool's own refusal of a change that cannot apply (its preview's checks), before
+anyone is asked; the before_call policy's decision (a denial is the call's result); the run, its progress reported
+as events; and the after_call seam's look at the result."""
 
 from __future__ import annotations
 
@@ -25,11 +26,15 @@ def run_call(
     before_call: BeforeCall,
     after_call: AfterCall | None = None,
 ) -> Generator[Event, None, ToolReturned]:
-    """Run one call of `run` unless the before_call policy denies it (or it is a planning run's and changes
-    something); a denial is the call's result. Arguments the policy put in place are shown (a second ToolCalled)
-    before the call runs with them."""
+    """Run one call of `run` unless the tool's own checks refuse it or the before_call policy denies it (or it
+    is a planning run's and changes something); a refusal or a denial is the call's result. Arguments the policy
+    put in place are shown (a second ToolCalled) before the call runs with them."""
     reported: list[Event] = []
-    call = pending(tools, bound, run.step, session_id or "", reported.append)
+    call = pending(tools, bound, run.step, session_id or "", reported.append, checked=not run.planning)
+    if isinstance(call, ToolResult):  # a change that cannot apply: nobody is asked, nothing runs
+        return ToolReturned(
+            step=run.step, call_id=bound.id, name=bound.name, content=call.content, is_error=True, elapsed_ms=0.0
+        )
     decision = PLANNING_REFUSAL if run.planning and not call.read_only else before_call(call)
     yield from _drained(reported)
     if isinstance(decision, Deny):
@@ -48,17 +53,36 @@ def run_call(
 
 
 def pending(
-    tools: ToolRegistry, bound: BoundCall, step: int, session_id: str = "", report: Callable[[Event], None] = dropped
-) -> PendingCall:
-    """What the policy is handed for `bound`: its preview, and its rebind through the registry's validation."""
-    return PendingCall(
-        bound,
-        step,
-        functools.partial(tools.preview, bound),
-        session_id,
-        report,
-        functools.partial(_rebound, tools, bound, step, session_id, report),
-    )
+    tools: ToolRegistry,
+    bound: BoundCall,
+    step: int,
+    session_id: str = "",
+    report: Callable[[Event], None] = dropped,
+    *,
+    checked: bool = True,
+) -> PendingCall | ToolResult:
+    """What the policy is handed for `bound`: its preview, and its rebind through the registry's validation.
+
+    A tool whose preview makes its own checks (`preview_checks`: edit_file, write_file, whose diff is the change
+    planned) is previewed now, unless not `checked` (a planning run refuses every change anyway): a change that
+    cannot apply is the tool's refusal instead (the error result it would have had), for which nobody is to be
+    asked; one that can shows this preview, not a second. Any other tool's preview is made only when a prompt
+    asks for it (run_command's probes the sandbox)."""
+    describe: Callable[[], str | None] = functools.partial(_shown, tools, bound)
+    if checked and bound.tool.spec.preview_checks:
+        preview = tools.preview(bound)
+        if isinstance(preview, ToolResult):
+            return preview
+        shown = preview
+        describe = lambda: shown  # noqa: E731
+    rebind = functools.partial(_rebound, tools, bound, step, session_id, report)
+    return PendingCall(bound, step, describe, session_id, report, rebind)
+
+
+def _shown(tools: ToolRegistry, bound: BoundCall) -> str | None:
+    """What a prompt shows of a call's preview made when asked (a refusal made there is shown as its text)."""
+    preview = tools.preview(bound)
+    return preview.content if isinstance(preview, ToolResult) else preview
 
 
 def _rebound(
@@ -70,7 +94,10 @@ def _rebound(
     arguments: dict[str, Any],
 ) -> PendingCall | str:
     call = tools.bind(bound.name, arguments, bound.id)
-    return pending(tools, call, step, session_id, report) if isinstance(call, BoundCall) else call.problem
+    if isinstance(call, InvalidCall):
+        return call.problem
+    made = pending(tools, call, step, session_id, report)
+    return made.content if isinstance(made, ToolResult) else made  # other arguments the tool would refuse
 
 
 def _drained(reported: list[Event]) -> Iterator[Event]:

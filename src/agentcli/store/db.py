@@ -271,7 +271,7 @@ class Store:
 
     def _records(self, session_id: str) -> list[FileRecord]:
         rows = self._query(
-            "SELECT id, call_id, path, digest, before, after FROM records WHERE session_id = ? ORDER BY id",
+            "SELECT id, call_id, path, digest, before, after, made_dirs FROM records WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
         records = []
@@ -341,6 +341,9 @@ def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: Seque
 def _add_records(db: sqlite3.Connection, session_id: str, records: Sequence[FileRecord]) -> None:
     if records:  # most saves have none: no statement for them
         db.executemany(
-            "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after) for r in records],
+            "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after, json.dumps(list(r.made_dirs)))
+                for r in records
+            ],
         )
