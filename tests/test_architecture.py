@@ -36,7 +36,9 @@ ALLOWED = {
     # MCP servers' tools are Tools; their logs live in the store's home; they start through the sandbox's launcher
     "mcp": {"tools", "store", "sandbox"},
     "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
-    "cli": {"agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp"},
+    # many tasks, each a run of its own: workspaces, the run's Agent, setup and check in the sandbox, sessions saved
+    "batch": {"agent", "engine", "store", "sandbox", "tools", "llm"},
+    "cli": {"batch", "agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp"},
 }
 
 
