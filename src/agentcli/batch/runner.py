@@ -53,6 +53,14 @@ class Batch:
         self._store_failed = False
         self._pending: dict[Future[TaskReport], Task] = {executor.submit(run_task, t, plan): t for t in tasks}
 
+    def __len__(self) -> int:
+        """How many tasks have not come back yet."""
+        return len(self._pending)
+
+    @property
+    def results_path(self) -> Path | None:
+        return None if self._results is None else self._results.path
+
     def __iter__(self) -> Iterator[TaskResult]:
         return self
 

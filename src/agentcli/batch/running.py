@@ -20,7 +20,7 @@ from agentcli.batch.results import EXIT_CODES, TaskResult, status_of, usage_of
 from agentcli.batch.sessions import CarriedSession, carry, own_store
 from agentcli.batch.tasks import Task
 from agentcli.batch.workspaces import Baseline, WorkspaceError, make_workspace
-from agentcli.config import Secret
+from agentcli.config import TABLE, Secret, Settings
 
 AFTERMATH_SECONDS = 60.0
 """What a task that ended early (an error, its timeout) still gets for its diff."""
@@ -49,6 +49,29 @@ class Plan:
     """Seconds a task may take, from its workspace to its check."""
     allow_network: bool = False
     """Whether `setup` and `check` may use the network (as the run's commands may)."""
+
+    @classmethod
+    def of(cls, settings: Settings, work_dir: Path, *, carry_key: bool, **rest: Any) -> Plan:
+        """The plan of a batch run with `settings` (as the invocation resolved them): each setting travels but the
+        key and the workspace; the key itself only with `carry_key` (workers on this machine). `rest` are the
+        plan's other fields."""
+        travelled = {row.name: _plain(getattr(settings, row.name)) for row in TABLE if row.name not in STAYS}
+        source = settings.sources.get("api_key", "")
+        variable = source.split(" from ")[0] if " from " in source else "LLM_API_KEY"
+        key = settings.api_key if carry_key and settings.api_key else None
+        return cls(str(work_dir), settings=travelled, key_variable=variable, api_key=key,
+                   allow_network=settings.allow_network, **rest)  # fmt: skip
+
+
+STAYS = ("api_key", "workspace")
+"""The settings that do not travel with a task: the key (a worker has its own), the workspace (the task's own)."""
+
+
+def _plain(value: object) -> object:
+    """A setting's value as JSON has it (the job reaches the run as JSON)."""
+    if isinstance(value, Path):
+        return str(value)
+    return list(value) if isinstance(value, tuple) else value
 
 
 @dataclass(frozen=True)
