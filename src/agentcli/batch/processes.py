@@ -67,7 +67,7 @@ class Limits:
     def check(self) -> None:
         """TaskStopped or TaskTimedOut if the task must end now."""
         if self.stop.is_set():
-            raise TaskStopped("stopped: the batch was interrupted")
+            raise TaskStopped("interrupted")
         if time.monotonic() >= self.deadline:
             raise TaskTimedOut("the task passed its --task-timeout")
 
