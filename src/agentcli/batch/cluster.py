@@ -56,13 +56,13 @@ class DaskStop:
 class DaskCluster:
     """A connection to the scheduler at `address`: its executor and the batch's stop signal; close() ends it."""
 
-    def __init__(self, address: str, *, timeout: float = CONNECT_SECONDS) -> None:
+    def __init__(self, address: str, *, timeout: float | None = None) -> None:
         try:
             distributed = _distributed()
         except ImportError:
             raise DaskUnavailable(f"--dask needs the optional Dask support: {INSTALL_HINT}") from None
         try:
-            self.client: Any = distributed.Client(address, timeout=timeout)
+            self.client: Any = distributed.Client(address, timeout=timeout or CONNECT_SECONDS)
         except (OSError, TimeoutError, ValueError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise DaskUnavailable(f"cannot reach the Dask scheduler at {address}: {reason}") from None
