@@ -1,4 +1,5 @@
-"""Fixtures every test gets: a clean environment, the scripted chat server, a server that is down."""
+"""Fixtures every test gets: a clean environment, the in-process model, the scripted chat server, a server that
+is down."""
 
 from __future__ import annotations
 
@@ -33,13 +34,16 @@ REPO_ROOT = str(Path(__file__).resolve().parents[1])
 if REPO_ROOT not in sys.path:
     sys.path.insert(0, REPO_ROOT)
 
+from agentcli.llm.scripted import ScriptedClient  # noqa: E402
 from tests.support.agents import MakeAgent, agent_settings  # noqa: E402
-from tests.support.scripted_server import ScriptedServer, unused_base_url  # noqa: E402
+from tests.support.scripted_server import ScriptedServer, find_problem, unused_base_url  # noqa: E402
 
 if TYPE_CHECKING:
     import openai
 
-pytest_plugins = ["pytester"]  # test_scripted_server.py runs a test to see the fixture fail it
+# pytester: test_scripted_server.py runs a test to see the fixture fail it. sockets: --count-sockets and
+# --max-socket-share, how many tests open a loopback socket (scripts/check holds the suite to one in ten).
+pytest_plugins = ["pytester", "tests.support.sockets"]
 
 # No deadline anywhere: Hypothesis's per-example deadline (200 ms) is a timing assertion, and on a machine shared
 # by several busy sessions a cheap example takes longer now and then (it failed the suite that way). A hang is
@@ -96,6 +100,13 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     for directory in (cwd, home):
         with contextlib.suppress(OSError):
             directory.rmdir()
+
+
+@pytest.fixture
+def llm() -> ScriptedClient:
+    """The in-process model: set `llm.script`, read `llm.requests` (checked against the request schema and the
+    pairing rule, as the server checks what it receives)."""
+    return ScriptedClient(check=find_problem)
 
 
 @pytest.fixture

@@ -36,9 +36,11 @@ ALLOWED = {
     # MCP servers' tools are Tools; their logs live in the store's home; they start through the sandbox's launcher
     "mcp": {"tools", "store", "sandbox"},
     "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
-    # many tasks, each a run of its own: workspaces, the run's Agent, setup and check in the sandbox, sessions saved
-    "batch": {"agent", "engine", "store", "sandbox", "tools", "llm"},
-    "cli": {"batch", "agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp"},
+    # a run's Agent from its settings, the saved session and its lease: the CLI's commands and a batch build here
+    "builder": {"agent", "engine", "llm", "store", "tools"},
+    # many tasks, each a run of its own (built by the builder): workspaces, setup and check in the sandbox, sessions
+    "batch": {"builder", "agent", "engine", "store", "sandbox", "tools", "llm"},
+    "cli": {"batch", "builder", "agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp"},
 }
 
 

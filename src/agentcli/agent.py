@@ -178,10 +178,12 @@ class Run:
 class Agent:
     """`Agent(settings).run("question")`; ask again and it remembers; `reset()` forgets.
 
-    `tools` are added to the built-ins (`builtins=False` leaves those out); `before_call` decides, before each
-    tool call, whether it runs (`Allow()`) or what the model is told instead (`Deny(reason)`); a `recorder`
-    (the CLI's saves sessions) is handed each step of a run as it ends. `mcp` servers (the config file's
-    `[mcp.NAME]` blocks) are started at the first run and stopped by `close()`; `warn` gets each one-line problem.
+    `session` is the one it runs in (one read back from the store, to go on in its memory or to `resume()` its
+    last run); a new one by default. `tools` are added to the built-ins (`builtins=False` leaves those out);
+    `before_call` decides, before each tool call, whether it runs (`Allow()`) or what the model is told instead
+    (`Deny(reason)`); a `recorder` (the CLI's saves sessions) is handed each step of a run as it ends. `mcp`
+    servers (the config file's `[mcp.NAME]` blocks) are started at the first run and stopped by `close()`; `warn`
+    gets each one-line problem.
     """
 
     def __init__(
@@ -190,6 +192,7 @@ class Agent:
         tools: Iterable[Tool | Callable[..., object]] | None = None,
         client: ChatClient | None = None,
         *,
+        session: Session | None = None,
         builtins: bool = True,
         before_call: BeforeCall = approved_only,
         recorder: Recorder | None = None,
@@ -202,7 +205,7 @@ class Agent:
         self._warned: set[str] = set()
         self.recorder = recorder
         """Sees every run (the CLI's saves sessions); None saves nothing."""
-        # The file tools' ledger is the session's log, whichever session the agent holds (reset, resume).
+        # The file tools' ledger is the session's log, whichever session the agent holds (a new one after reset).
         on_change = None if recorder is None else recorder.changed
         ledger = SessionLedger(lambda: self.session, on_change)
         plan = RunPlan(lambda: self.session)
@@ -220,12 +223,14 @@ class Agent:
         served = None
         if client is None:
             from agentcli.llm.client import OpenAIChatClient
+            from agentcli.llm.window import window_of
 
             client = OpenAIChatClient(settings.require_model())
-            served = _served_window(settings)
+            served = window_of(settings)
         self.client = client
-        self._window = choose_window(settings.model, settings.context_window, served)
-        self.session = Session(settings.mode, settings.stream)
+        self._session = session or Session(settings.mode, settings.stream)
+        budget = self._session.budget  # a session given (read back from the store) plans for this agent's window
+        budget.window, budget.window_from = choose_window(settings.model, settings.context_window, served)
         self.engine = Engine(
             client,
             self.tools,
@@ -242,13 +247,6 @@ class Agent:
         """The session the agent runs in: its log, its runs, its context budget."""
         return self._session
 
-    @session.setter
-    def session(self, session: Session) -> None:
-        """Run in `session` (a new one, or one read back from the store): its budget plans for the window this
-        agent chose."""
-        session.budget.window, session.budget.window_from = self._window
-        self._session = session
-
     @property
     def conversation(self) -> Conversation:
         """The session's log: every message so far, each with its id."""
@@ -263,16 +261,16 @@ class Agent:
         run.planning, run.plan = planning, plan
         return Run(self.engine, self.session, run, self.recorder, system_prompt=prompt)
 
-    def resume(self, session: Session) -> Run:
-        """Make `session` this agent's and go on with its last run, saved part-way (running, interrupted or
-        failed): calls that have a result are not run again. Iterate the Run for its events."""
+    def resume(self) -> Run:
+        """Go on with the last run of the session, saved part-way (running, interrupted or failed): calls that
+        have a result are not run again. Iterate the Run for its events."""
+        session = self.session
         if not session.runs or session.runs[-1].state is State.FINISHED:
             raise ValueError("the session has no unfinished run to resume")
         run = session.runs[-1]
         if run.state is State.FAILED:  # asked to try again: from THINKING, with the give-up counters cleared
             run.state, run.failure, run.answer = State.THINKING, "", None
             run.format_errors = run.stuck_turns = run.stream_retries = 0
-        self.session = session
         self.open_tools()
         return Run(self.engine, session, run, self.recorder, system_prompt=self.system_prompt())
 
@@ -345,13 +343,3 @@ class Agent:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-
-def _served_window(settings: Settings) -> int | None:
-    """The window the endpoint says it serves, when none was given and the endpoint is not OpenAI's own (whose
-    models the table knows, and whose /models says nothing of windows): asked once per endpoint, never failing."""
-    if settings.context_window is not None or settings.base_url is None:
-        return None
-    from agentcli.llm.window import served_window
-
-    return served_window(settings.base_url, settings.model, settings.api_key.reveal())

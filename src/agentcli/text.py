@@ -1,5 +1,5 @@
 """Text helpers any layer may use: the one clip, the one sentence end, the one terminal-escaping policy, the one
-JSON writer.
+JSON writer, the one wrapping for a terminal.
 It imports nothing of agentcli, so it can never close an import cycle.
 
 What never reaches a terminal as itself (`visible` shows it as `\\x1b`, `\\u202e`; `json_text` as `\\u202e`):
@@ -21,9 +21,14 @@ their tags escaped: the price of never hiding text.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import sys
+import textwrap
 import unicodedata
-from typing import Any
+from collections.abc import Sequence
+from typing import IO, Any
 
 QUOTE_LIMIT = 200
 """How much of the model's text a message quotes back to it: enough to recognise, never a flood."""
@@ -109,12 +114,87 @@ def _json_escaped(match: re.Match[str]) -> str:
 
 
 def warn_line(message: str) -> None:
-    """One warning line on stderr, safe for a terminal: a message may quote a server or a tool (an MCP server's
-    tool names, its errors), whose control codes must be shown, never obeyed."""
-    import sys
-
-    sys.stderr.write(f"warning: {visible(message, one_line=True)}\n")
+    """One warning on stderr, safe for a terminal: a message may quote a server or a tool (an MCP server's
+    tool names, its errors), whose control codes must be shown, never obeyed. On a terminal it wraps between
+    words (a path or a URL longer than a line is left whole)."""
+    sys.stderr.write(for_terminal(f"warning: {visible(message, one_line=True)}", sys.stderr) + "\n")
     sys.stderr.flush()
+
+
+# Wrapping for a terminal. A terminal wraps a long line at its last column, in the middle of a word (`--a` /
+# `pi-key`), and a message written straight to stderr gets no better. Text through here is wrapped between
+# words to the terminal's width; a word longer than a line (a URL, a path) is left whole for the terminal to
+# fold. Anything that is not a terminal (a pipe, a log, a test's buffer) gets the text unchanged.
+
+
+def terminal_width(stream: IO[str]) -> int | None:
+    """The columns of the terminal `stream` writes to (`COLUMNS` first, as Rich reads it); None when `stream`
+    is not a terminal."""
+    try:
+        if not stream.isatty():
+            return None
+    except (ValueError, OSError):  # closed
+        return None
+    given = os.environ.get("COLUMNS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (ValueError, OSError):  # a stream that says it is a terminal but has no descriptor of one
+        return shutil.get_terminal_size().columns
+
+
+def for_terminal(text: str, stream: IO[str]) -> str:
+    """`text` wrapped to the width of the terminal `stream` writes to; unchanged when it is not a terminal."""
+    width = terminal_width(stream)
+    return text if width is None else wrapped(text, width)
+
+
+def wrapped(text: str, width: int) -> str:
+    """Each line of `text` wrapped between words at `width` columns, its continuation lines indented as it is."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        out.append(
+            textwrap.fill(
+                line,
+                width=_room(width),
+                subsequent_indent=indent,
+                break_long_words=False,
+                break_on_hyphens=False,  # `--api-key` is one word
+                drop_whitespace=True,
+            )
+            if len(line) >= width
+            else line
+        )
+    return "\n".join(out)
+
+
+FIELD_SEPARATOR = " · "
+
+
+def fields_wrapped(fields: Sequence[str], width: int | None, *, indent: str = "") -> str:
+    """`fields` joined by FIELD_SEPARATOR, a line broken only between two fields, never inside one: the
+    first line of a run (`window 32,768 (default)`, `sandbox: landlock+pid+no-network`) reads field by field.
+    A field longer than a line stands on a line of its own, for the terminal to fold. `width` None: one line.
+    Continuation lines start with `indent`."""
+    if width is None:
+        return FIELD_SEPARATOR.join(fields)
+    lines: list[str] = []
+    for field in fields:
+        joined = f"{lines[-1]}{FIELD_SEPARATOR}{field}" if lines else field
+        if lines and len(joined) > _room(width):
+            lines.append(indent + field)
+        elif lines:
+            lines[-1] = joined
+        else:
+            lines.append(field)
+    return "\n".join(lines)
+
+
+def _room(width: int) -> int:
+    """The columns a wrapped line may fill: the last one is left free (a full line leaves the cursor pending)."""
+    return max(width - 1, 20)
 
 
 CHARS_PER_TOKEN = 4.0

@@ -13,6 +13,8 @@ import agentcli
 from agentcli.cli.approval import REFUSAL, Approval, ask, shown
 from agentcli.engine.policy import Allow, Deny, PendingCall
 from agentcli.events import Event
+from agentcli.llm.scripted import ScriptedClient, text, tool_calls
+from agentcli.llm.types import Completion
 from agentcli.render.text import ARGUMENTS_CHARS
 from agentcli.tools.core.binding import BoundCall
 from agentcli.tools.core.decorator import declare
@@ -20,7 +22,6 @@ from agentcli.tools.core.registry import ToolRegistry
 from agentcli.tools.core.tool import Tool
 from tests.cli.conftest import Invoke
 from tests.support.calls import pending
-from tests.support.scripted_server import Reply, ScriptedServer, text, tool_calls
 
 SAMPLE = Path(__file__).parents[1] / "tools" / "user_tools" / "sample.py"
 
@@ -125,42 +126,40 @@ def test_the_prompt_is_one_line_whatever_the_arguments_hold() -> None:
 
 
 # The CLI without a terminal ---------------------------------------------------------------------------------------
-def append_script() -> list[Reply]:
+def append_script() -> list[Completion]:
     return [tool_calls(("append_line", {"path": "log.txt", "line": "hello"})), text("tried")]
 
 
-def tool_result(server: ScriptedServer) -> str:
-    content: str = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")["content"]
+def tool_result(model: ScriptedClient) -> str:
+    content: str = next(m for m in model.requests[1]["messages"] if m["role"] == "tool")["content"]
     return content
 
 
-def test_ask_without_a_terminal_refuses_and_goes_on(
-    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path
-) -> None:
-    scripted_server.script = append_script()
+def test_ask_without_a_terminal_refuses_and_goes_on(model: ScriptedClient, invoke: Invoke, workspace: Path) -> None:
+    model.script = append_script()
     done = invoke("ask", "append hello", "--no-judge", "--tools", str(SAMPLE))
     assert done.exit_code == 0, done.stderr
-    assert tool_result(scripted_server) == REFUSAL
+    assert tool_result(model) == REFUSAL
     assert not (workspace / "log.txt").exists()
     assert "append_line needs approval and there is no terminal to ask on" in done.stderr
     assert f"== not run: append_line: {REFUSAL}" in done.stderr
     assert done.stdout == "tried\n"
 
 
-def test_yes_approves_every_call(scripted_server: ScriptedServer, invoke: Invoke, workspace: Path) -> None:
-    scripted_server.script = append_script()
+def test_yes_approves_every_call(model: ScriptedClient, invoke: Invoke, workspace: Path) -> None:
+    model.script = append_script()
     done = invoke("ask", "append hello", "--no-judge", "--tools", str(SAMPLE), "--yes", "--output", "json")
     assert done.exit_code == 0, done.stderr
     assert (workspace / "log.txt").read_text(encoding="utf-8") == "hello\n"
-    assert tool_result(scripted_server) == "appended to log.txt"
+    assert tool_result(model) == "appended to log.txt"
     assert "call_denied" not in done.stdout
 
 
-def test_chat_from_a_pipe_refuses_too(scripted_server: ScriptedServer, invoke: Invoke, workspace: Path) -> None:
-    scripted_server.script = append_script()
+def test_chat_from_a_pipe_refuses_too(model: ScriptedClient, invoke: Invoke, workspace: Path) -> None:
+    model.script = append_script()
     done = invoke("chat", "--no-judge", "--tools", str(SAMPLE), input="append hello\n/exit\n")
     assert done.exit_code == 0, done.stderr
-    assert tool_result(scripted_server) == REFUSAL
+    assert tool_result(model) == REFUSAL
     assert not (workspace / "log.txt").exists()
 
 

@@ -1,8 +1,9 @@
 """`agent ask` as a user runs it: output modes, exit codes, configuration, the key kept secret.
 
-In-process through CliRunner; a real `agent` process only for what the CLI cannot be shown in-process:
-Ctrl-C (a real SIGINT while the model call is under way) and raw argv bytes (the interpreter decodes them).
-A closed pipe and a full disk are in test_output_errors.py.
+In-process through CliRunner, on the in-process model; the scripted server where the wire is the point (the key
+in a header and masked in a server's error, a server that is down); a real `agent` process only for what the CLI
+cannot be shown in-process: Ctrl-C (a real SIGINT while the model call is under way) and raw argv bytes (the
+interpreter decodes them). A closed pipe and a full disk are in test_output_errors.py.
 """
 
 from __future__ import annotations
@@ -14,15 +15,18 @@ import subprocess
 import time
 from pathlib import Path
 
+from agentcli.llm.scripted import ScriptedClient, judge_pass, text, tool_calls
+from agentcli.llm.types import Completion
 from tests.cli.conftest import SECRET, Invoke, agent_env, cli_env
+from tests.support import scripted_server as wire
 from tests.support.processes import AGENT, start_agent
-from tests.support.scripted_server import Reply, ScriptedServer, error, judge_pass, text, tool_calls, unused_base_url
+from tests.support.scripted_server import ScriptedServer, error
 
 TASK = "read notes.txt and multiply the two numbers in it"
 HANG_S = 60  # far above any real cost, even on a loaded machine: only a hang gets here
 
 
-def solve_script() -> list[Reply]:
+def solve_script() -> list[Completion]:
     return [
         tool_calls(("read_file", {"path": "notes.txt"})),
         tool_calls(("calculator", {"expr": "6 * 7"})),
@@ -31,8 +35,8 @@ def solve_script() -> list[Reply]:
     ]
 
 
-def test_plain_output_when_piped(scripted_server: ScriptedServer, invoke: Invoke) -> None:
-    scripted_server.script = solve_script()
+def test_plain_output_when_piped(model: ScriptedClient, invoke: Invoke) -> None:
+    model.script = solve_script()
     done = invoke("ask", TASK)
     assert done.exit_code == 0, done.stderr
     assert done.stdout == "The product is **42**.\n"
@@ -40,8 +44,8 @@ def test_plain_output_when_piped(scripted_server: ScriptedServer, invoke: Invoke
     assert "\x1b[" not in done.stdout + done.stderr
 
 
-def test_rich_output_shows_every_panel(scripted_server: ScriptedServer, invoke: Invoke) -> None:
-    scripted_server.script = solve_script()
+def test_rich_output_shows_every_panel(model: ScriptedClient, invoke: Invoke) -> None:
+    model.script = solve_script()
     done = invoke("ask", TASK, "--output", "rich")
     assert done.exit_code == 0, done.stderr
     for title in ("THINKING", "TOOL · read_file", "TOOL · calculator", "✓ judge: passed"):
@@ -50,8 +54,8 @@ def test_rich_output_shows_every_panel(scripted_server: ScriptedServer, invoke: 
     assert "The product is **42**." in done.stdout  # verbatim when piped
 
 
-def test_json_lines(scripted_server: ScriptedServer, invoke: Invoke) -> None:
-    scripted_server.script = solve_script()
+def test_json_lines(model: ScriptedClient, invoke: Invoke) -> None:
+    model.script = solve_script()
     done = invoke("ask", TASK, "--output", "json")
     assert done.exit_code == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
@@ -117,8 +121,8 @@ def test_usage_errors_are_exit_2(invoke: Invoke) -> None:
     assert done.exit_code == 2 and "No such command 'tool'. Did you mean 'tools'?" in done.stderr
 
 
-def test_max_steps_is_exit_1(scripted_server: ScriptedServer, invoke: Invoke) -> None:
-    scripted_server.script = lambda request: tool_calls(("calculator", {"expr": f"{len(request['messages'])}"}))
+def test_max_steps_is_exit_1(model: ScriptedClient, invoke: Invoke) -> None:
+    model.script = lambda request: tool_calls(("calculator", {"expr": f"{len(request['messages'])}"}))
     done = invoke("ask", "q", "--max-steps", "2", "--no-judge")
     assert done.exit_code == 1
     assert "--max-steps 2" in done.stderr
@@ -136,9 +140,9 @@ def test_the_key_never_appears(scripted_server: ScriptedServer, invoke: Invoke) 
         assert SECRET not in done.stdout + done.stderr
 
 
-def test_a_server_that_is_down_is_exit_1_without_traceback(invoke: Invoke) -> None:
+def test_a_server_that_is_down_is_exit_1_without_traceback(invoke: Invoke, down_base_url: str) -> None:
     # no retries: the SDK's back-off before giving up is 3 s of sleep that proves nothing here
-    env = cli_env(None, LLM_MODEL_NAME="m", LLM_BASE_URL=unused_base_url(), LLM_MAX_RETRIES="0")
+    env = cli_env(None, LLM_MODEL_NAME="m", LLM_BASE_URL=down_base_url, LLM_MAX_RETRIES="0")
     done = invoke("ask", "q", env=env)
     assert done.exit_code == 1
     assert "Could not reach" in done.stderr
@@ -147,7 +151,7 @@ def test_a_server_that_is_down_is_exit_1_without_traceback(invoke: Invoke) -> No
 
 def test_ctrl_c_ends_the_run_with_130_and_a_final_json_line(scripted_server: ScriptedServer, workspace: Path) -> None:
     """SIGINT once the model call is under way (the server has the request: the child is waiting on it)."""
-    scripted_server.script = [text("too late").delayed(2 * HANG_S)]
+    scripted_server.script = [wire.text("too late").delayed(2 * HANG_S)]
     args = ["ask", "q", "--no-judge", "--output", "json"]
     env = agent_env(scripted_server)
     proc = start_agent(args, cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -12,13 +12,14 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from agentcli.cli.app import app
+from agentcli.llm.scripted import ScriptedClient, text, tool_calls
+from agentcli.llm.types import Completion
 from tests.cli.conftest import cli_env, listed
-from tests.support.scripted_server import Reply, ScriptedServer, text, tool_calls
 
 SUMMARY = "## Task\n- 'question 0: read big.txt'\n## Facts found\n- big.txt line 7 says 'line 7 of a long file'"
 
 
-def model(request: Any) -> Reply:
+def respond(request: Any) -> Completion:
     """Reads big.txt for every question, answers, and writes a summary when asked for one (no tools)."""
     messages = request["messages"]
     if "tools" not in request and messages[0]["content"].startswith("You write the hand-over summary"):
@@ -29,10 +30,10 @@ def model(request: Any) -> Reply:
 
 
 @pytest.fixture
-def agent(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+def agent(model: ScriptedClient, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """`agent("ask", "q", ...)`: the CLI in-process in `workspace`, saving sessions, with a 2,048-token window."""
     monkeypatch.chdir(workspace)
-    env = cli_env(scripted_server, LLM_CONTEXT_WINDOW="2048")
+    env = cli_env(model, LLM_CONTEXT_WINDOW="2048")
 
     def run(*args: str) -> Result:
         return CliRunner().invoke(app, list(args), env=env)
@@ -40,22 +41,22 @@ def agent(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.
     return run
 
 
-def summary_requests(server: ScriptedServer) -> int:
-    return sum(1 for request in server.requests if "tools" not in request)
+def summary_requests(model: ScriptedClient) -> int:
+    return sum(1 for request in model.requests if "tools" not in request)
 
 
 def test_a_compaction_is_saved_shown_and_its_summary_reused_by_continue(
-    scripted_server: ScriptedServer, agent: Any, workspace: Path
+    model: ScriptedClient, agent: Any, workspace: Path
 ) -> None:
     (workspace / "big.txt").write_text("".join(f"line {n} of a long file\n" for n in range(150)), encoding="utf-8")
-    scripted_server.script = model
+    model.script = respond
     assert agent("ask", "question 0: read big.txt", "--no-judge").exit_code == 0
     turn = 1
-    while summary_requests(scripted_server) == 0 and turn < 8:
+    while summary_requests(model) == 0 and turn < 8:
         done = agent("ask", f"question {turn}: read big.txt", "--no-judge", "--continue")
         assert done.exit_code == 0, done.output
         turn += 1
-    assert summary_requests(scripted_server) == 1
+    assert summary_requests(model) == 1
     (session,) = listed(agent)
 
     shown = json.loads(agent("sessions", "show", session["id"], "--json").stdout)
@@ -71,7 +72,7 @@ def test_a_compaction_is_saved_shown_and_its_summary_reused_by_continue(
 
     done = agent("ask", f"question {turn}: read big.txt", "--no-judge", "--continue")
     assert done.exit_code == 0, done.output
-    assert summary_requests(scripted_server) == 1  # the saved summary stands for the turns it covers
-    first = scripted_server.requests[-2]["messages"]
+    assert summary_requests(model) == 1  # the saved summary stands for the turns it covers
+    first = model.requests[-2]["messages"]
     assert SUMMARY in first[1]["content"] and "1. question 0: read big.txt" in first[1]["content"]
     assert first[-1] == {"role": "user", "content": f"question {turn}: read big.txt"}

@@ -12,8 +12,9 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 
 from agentcli.config import SavedSession, Settings, load_config, load_settings
+from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from tests.cli.conftest import SECRET, listed
-from tests.support.scripted_server import ScriptedServer, error, text, tool_calls
+from tests.support.scripted_server import ScriptedServer, error
 
 
 def fail_once(scripted_server: ScriptedServer, agent: Any) -> None:
@@ -62,8 +63,8 @@ def test_continue_and_session_use_the_saved_model_unless_model_is_given(
     assert scripted_server.requests[-1]["model"] == "m2"
 
 
-def test_continue_says_which_session_then_its_last_exchange(scripted_server: ScriptedServer, agent: Any) -> None:
-    scripted_server.script = [text("the answer\nin two lines"), text("again")]
+def test_continue_says_which_session_then_its_last_exchange(model: ScriptedClient, agent: Any) -> None:
+    model.script = [text("the answer\nin two lines"), text("again")]
     assert agent("ask", "the\nquestion", "--no-judge").exit_code == 0
     sid = listed(agent)[0]["id"]
     done = agent("ask", "more", "--continue", "--no-judge")
@@ -77,9 +78,9 @@ def test_continue_says_which_session_then_its_last_exchange(scripted_server: Scr
 
 
 def test_sessions_list_filters_by_directory(
-    scripted_server: ScriptedServer, agent: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    model: ScriptedClient, agent: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    scripted_server.script = [text("a"), text("b")]
+    model.script = [text("a"), text("b")]
     assert agent("ask", "in the workspace", "--no-judge").exit_code == 0
     other = tmp_path / "other"
     other.mkdir()

@@ -7,35 +7,35 @@ import os
 from pathlib import Path
 
 from agentcli.cli.piped import MAX_PIPED, piped_text, with_piped
+from agentcli.llm.scripted import ScriptedClient, text
 from tests.cli.conftest import Invoke
-from tests.support.scripted_server import ScriptedServer, text
 
 
-def asked(server: ScriptedServer) -> str:
-    content = server.requests[0]["messages"][-1]["content"]
+def asked(model: ScriptedClient) -> str:
+    content = model.requests[0]["messages"][-1]["content"]
     assert isinstance(content, str)
     return content
 
 
-def test_ask_dash_reads_the_question_from_stdin(scripted_server: ScriptedServer, invoke: Invoke) -> None:
-    scripted_server.script = [text("42")]
+def test_ask_dash_reads_the_question_from_stdin(model: ScriptedClient, invoke: Invoke) -> None:
+    model.script = [text("42")]
     done = invoke("ask", "-", "--no-judge", "--no-save", input="what is 6*7?\n")
     assert done.exit_code == 0, done.output
-    assert asked(scripted_server) == "what is 6*7?"
+    assert asked(model) == "what is 6*7?"
 
 
-def test_piped_text_joins_the_question_as_a_fenced_block(scripted_server: ScriptedServer, invoke: Invoke) -> None:
-    scripted_server.script = [text("a typo")]
+def test_piped_text_joins_the_question_as_a_fenced_block(model: ScriptedClient, invoke: Invoke) -> None:
+    model.script = [text("a typo")]
     log = "Traceback:\n  ```x```\nNameError: prnt\n"
     done = invoke("ask", "why did this fail?", "--no-judge", "--no-save", input=log)
     assert done.exit_code == 0, done.output
-    assert asked(scripted_server) == f"why did this fail?\n\n````\n{log.rstrip()}\n````"
+    assert asked(model) == f"why did this fail?\n\n````\n{log.rstrip()}\n````"
 
 
-def test_too_much_piped_text_is_refused(scripted_server: ScriptedServer, invoke: Invoke) -> None:
+def test_too_much_piped_text_is_refused(model: ScriptedClient, invoke: Invoke) -> None:
     done = invoke("ask", "summarise", "--no-save", input="x" * (MAX_PIPED + 1))
     assert done.exit_code == 2 and "more than 1,000,000 bytes on stdin" in done.stderr
-    assert scripted_server.requests == []
+    assert model.requests == []
 
 
 def test_an_empty_question_from_stdin_is_a_usage_error(invoke: Invoke) -> None:

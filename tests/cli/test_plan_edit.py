@@ -23,7 +23,6 @@ from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.llm.types import Completion
 from agentcli.render import make_renderer
 from tests.support.agents import agent_settings
-from tests.support.scripted_server import find_problem
 
 PLANNED = [{"step": "read notes.txt", "status": "pending"}, {"step": "multiply", "status": "pending"}]
 EDITED = "[ ] 1. read notes.txt\n[ ] 2. add them instead\n"
@@ -52,11 +51,6 @@ class Editor:
         self.seen.append(shown)
         result = self.results.pop(0)
         return result(shown) if callable(result) else result
-
-
-@pytest.fixture
-def llm() -> ScriptedClient:
-    return ScriptedClient(check=find_problem)
 
 
 @pytest.fixture

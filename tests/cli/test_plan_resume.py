@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from tests.cli.conftest import Invoke
-from tests.support.scripted_server import ScriptedServer, text, tool_calls
 
 CTRL_C_ONCE = '''\
 from pathlib import Path
@@ -30,13 +30,13 @@ def multiply_slowly() -> str:
 
 
 def test_a_run_interrupted_mid_plan_resumes_showing_its_plan_and_is_held_to_it(
-    invoke: Invoke, scripted_server: ScriptedServer, workspace: Path, tmp_path: Path
+    invoke: Invoke, model: ScriptedClient, workspace: Path, tmp_path: Path
 ) -> None:
     tools = tmp_path / "tools.py"
     tools.write_text(CTRL_C_ONCE, encoding="utf-8")
     doing = [{"step": "read notes.txt", "status": "completed"}, {"step": "multiply", "status": "in_progress"}]
     done = [{"step": "read notes.txt", "status": "completed"}, {"step": "multiply", "status": "completed"}]
-    scripted_server.script = [
+    model.script = [
         tool_calls(("update_plan", {"steps": doing, "explanation": "notes read"})),
         tool_calls(("multiply_slowly", {})),  # Ctrl-C while it runs
         tool_calls(("multiply_slowly", {})),  # resumed: the turn cut short is asked again
@@ -54,5 +54,5 @@ def test_a_run_interrupted_mid_plan_resumes_showing_its_plan_and_is_held_to_it(
     # The plan is there before anything else the resumed run does, as it stood when the run stopped.
     assert shown.index("== plan: notes read\n   [x] 1. read notes.txt\n   [>] 2. multiply") < shown.index("multiply_")
     assert "   [x] 2. multiply" in shown and resumed.stdout == "42\n"
-    rejection = scripted_server.requests[4]["messages"][-1]["content"]
+    rejection = model.requests[4]["messages"][-1]["content"]
     assert "The plan has steps that are not completed: 2. multiply" in rejection

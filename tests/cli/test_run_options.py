@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 from agentcli.cli.app import app, build
 from agentcli.config import TABLE
-from tests.support.scripted_server import ScriptedServer, text
+from agentcli.llm.scripted import ScriptedClient, text
+from tests.cli.conftest import IN_PROCESS_URL
 
 RUNNER = CliRunner()
 
@@ -33,25 +34,25 @@ def test_every_setting_with_flags_is_an_option_with_its_default_said() -> None:
 
 
 def test_a_dotenv_that_names_only_the_endpoint_does_not_get_the_key(
-    scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    model: ScriptedClient, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(workspace)
-    (workspace / ".env").write_text(f"LLM_BASE_URL={scripted_server.base_url}\n", encoding="utf-8")
+    (workspace / ".env").write_text(f"LLM_BASE_URL={IN_PROCESS_URL}\n", encoding="utf-8")
     env = {"LLM_API_KEY": "sk-user-key", "LLM_MODEL_NAME": "m"}
     done = RUNNER.invoke(app, ["ask", "hi", "--no-judge"], env=env)
     assert done.exit_code == 2
     assert "127.0.0.1" in done.stderr and "--base-url" in done.stderr and "sk-user-key" not in done.stderr
-    assert scripted_server.requests == []
+    assert model.requests == []
 
 
 def test_trusting_the_endpoint_with_a_flag_works(
-    scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    model: ScriptedClient, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(workspace)
     (workspace / ".env").write_text("LLM_BASE_URL=http://attacker.example/v1\n", encoding="utf-8")
-    scripted_server.script = [text("hello")]
+    model.script = [text("hello")]
     env = {"LLM_API_KEY": "sk-user-key", "LLM_MODEL_NAME": "m"}
-    done = RUNNER.invoke(app, ["ask", "hi", "--no-judge", "--base-url", scripted_server.base_url], env=env)
+    done = RUNNER.invoke(app, ["ask", "hi", "--no-judge", "--base-url", IN_PROCESS_URL], env=env)
     assert done.exit_code == 0, done.stderr
     assert done.stdout == "hello\n"
 
@@ -83,17 +84,17 @@ def test_bad_bounds_are_usage_errors_naming_what_was_given(args: list[str], env:
 
 
 def test_the_switches_of_the_table_reach_the_run(
-    scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    model: ScriptedClient, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """--no-instructions and --read-only, a switch's off and on flags, as the run sends them."""
     monkeypatch.chdir(workspace)
     (workspace / "AGENTS.md").write_text("Always answer in haiku.\n", encoding="utf-8")
-    env = {"LLM_API_KEY": "k-123", "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "m"}
+    env = {"LLM_API_KEY": "k-123", "LLM_BASE_URL": IN_PROCESS_URL, "LLM_MODEL_NAME": "m"}
     for args in ([], ["--no-instructions", "--read-only"]):
-        scripted_server.script = [text("ok")]
+        model.script = [text("ok")]
         done = RUNNER.invoke(app, ["ask", "hi", "--no-judge", "--no-save", *args], env=env)
         assert done.exit_code == 0, done.stderr
-        sent = scripted_server.requests[-1]
+        sent = model.requests[-1]
         tools = {tool["function"]["name"] for tool in sent["tools"]}
         assert ("haiku" in sent["messages"][0]["content"]) == (not args)
         assert ("write_file" in tools) == (not args)

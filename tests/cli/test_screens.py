@@ -53,7 +53,8 @@ def screen_of(terminal: Pty) -> str:
 VARYING = [
     (re.compile(r"\b(session|resume) [0-9a-f]{8}\b"), r"\1 XXXXXXXX"),  # the same width: a box stays a box
     (re.compile(r"127\.0\.0\.1:\d{5}\b"), "127.0.0.1:NNNNN"),
-    (re.compile(r"\b\d+\.\d (m?s)\b"), r"N \1"),
+    (re.compile(r"\b(running|interrupted) · \d+ s\b"), r"\1 · N s"),
+    (re.compile(r"\b\d+\.\d+ (m?s)\b"), r"N \1"),
 ]
 
 
@@ -140,9 +141,10 @@ def test_approval_prompts_answered_yes_no_and_ctrl_c(scripted_server: ScriptedSe
 
 
 def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, workspace: Path) -> None:
-    # Ctrl-C while an answer streams: the turn is cancelled, not the session, and the partial text stays in one
-    # panel (no stale border from the live region). Then a question the server refuses: FAILED, with no empty
-    # panel before it. /exit ends the session as usual.
+    # Ctrl-C while an answer streams: the turn is cancelled and taken back, not the session, and the partial text
+    # stays in one panel (no stale border from the live region); what is said of it is what is true in a chat
+    # (ask again), not `agent resume`. Then a question the server refuses: FAILED, with no empty panel before
+    # it. /exit ends the session as usual.
     scripted_server.script = [
         stalled("Let me think about this for a while, step by step, and then some more."),
         error(400, "this model does not exist here"),
@@ -162,7 +164,32 @@ def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, worksp
     # The cancelled turn left nothing behind: the next question's request starts afresh.
     assert [m["content"] for m in scripted_server.requests[1]["messages"][1:]] == ["and now?"]
     assert screen.count("THINKING · step 1") == 1, screen
+    cancelled = screen[: screen.index("and now?")]
+    assert "agent resume" not in cancelled and "taken back" in cancelled and "ask it again" in cancelled
     check("chat_ctrl_c_120", screen)
+
+
+def test_commands_long_output_and_ctrl_c_while_one_runs(scripted_server: ScriptedServer, workspace: Path) -> None:
+    # At 120 columns. A command's 200,000 lines: the panel says what the model got (its beginning and end, and
+    # the line saying how many lines were left out), not a count of what it got as if that were all. Then Ctrl-C
+    # while a command runs: its panel stays with the last lines it showed and says it was killed.
+    scripted_server.script = [
+        tool_calls(("run_command", {"command": "seq 1 200000"})),
+        tool_calls(("run_command", {"command": "printf 'line %s\\n' $(seq 1 30); sleep 30"})),
+        text("never asked"),
+    ]
+    args = ["ask", "count", "--no-judge", "--yes"]
+    terminal = Pty(args, columns=120, cwd=workspace, env=environment(scripted_server))
+    # Shown by the live panel: the command is running. Twice: Ctrl-C is typed during a redraw of the same
+    # height, as a person's would be. (Typed during the very draw that grew the panel, it can catch stderr's
+    # flush, and CPython's buffer writes that draw again from where the old one began: a stale top.)
+    terminal.read_until("line 30", times=2)
+    terminal.type("\x03")
+    screen = screen_of(terminal)
+    assert terminal.process.returncode == 130, screen
+    assert "197,205 lines (1,272,517 bytes) left out here" in " ".join(screen.split())
+    assert "killed: interrupted · N s · 30 lines of output" in screen and "│ line 30" in screen
+    check("command_ctrl_c_120", screen)
 
 
 def test_help_is_as_wide_as_the_terminal(tmp_path: Path) -> None:

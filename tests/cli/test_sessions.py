@@ -12,15 +12,15 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
+from agentcli.llm.scripted import ScriptedClient, error, judge_pass, text, tool_calls
 from tests.cli.conftest import listed
-from tests.support.scripted_server import ScriptedServer, error, judge_pass, text, tool_calls
 
 RUNNER = CliRunner()
 
 
-def test_every_ask_is_listed_newest_first_with_the_contract_fields(scripted_server: ScriptedServer, agent: Any) -> None:
+def test_every_ask_is_listed_newest_first_with_the_contract_fields(model: ScriptedClient, agent: Any) -> None:
     assert listed(agent) == []
-    scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("42"), judge_pass(), text("hi")]
+    model.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("42"), judge_pass(), text("hi")]
     assert agent("ask", "multiply the numbers in notes.txt").exit_code == 0
     assert agent("ask", "say hi", "--no-judge").exit_code == 0
     newest, oldest = listed(agent)
@@ -37,16 +37,14 @@ def test_every_ask_is_listed_newest_first_with_the_contract_fields(scripted_serv
     assert newest["id"] in plain.stdout.splitlines()[1]
 
 
-def test_show_json_gives_the_exact_messages_and_show_replays_the_panels(
-    scripted_server: ScriptedServer, agent: Any
-) -> None:
-    scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("The product is 42.")]
+def test_show_json_gives_the_exact_messages_and_show_replays_the_panels(model: ScriptedClient, agent: Any) -> None:
+    model.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("The product is 42.")]
     assert agent("ask", "multiply", "--no-judge").exit_code == 0
     (session,) = listed(agent)
     done = agent("sessions", "show", session["id"][:4], "--json")
     assert done.exit_code == 0, done.output
     shown = json.loads(done.stdout)
-    last_request = scripted_server.requests[-1]["messages"][1:]  # without the system prompt
+    last_request = model.requests[-1]["messages"][1:]  # without the system prompt
     assert shown["messages"] == [*last_request, {"role": "assistant", "content": "The product is 42."}]
     assert shown["id"] == session["id"] and shown["status"] == "finished"
     replay = agent("sessions", "show", session["id"])
@@ -55,8 +53,8 @@ def test_show_json_gives_the_exact_messages_and_show_replays_the_panels(
         assert line in replay.stdout
 
 
-def test_rm_deletes_and_unknown_or_ambiguous_ids_are_usage_errors(scripted_server: ScriptedServer, agent: Any) -> None:
-    scripted_server.script = [text("a"), text("b")]
+def test_rm_deletes_and_unknown_or_ambiguous_ids_are_usage_errors(model: ScriptedClient, agent: Any) -> None:
+    model.script = [text("a"), text("b")]
     agent("ask", "one", "--no-judge")
     agent("ask", "two", "--no-judge")
     first, second = (item["id"] for item in listed(agent))
@@ -70,19 +68,19 @@ def test_rm_deletes_and_unknown_or_ambiguous_ids_are_usage_errors(scripted_serve
     assert agent("sessions", "rm", second, second).exit_code == 0 and listed(agent) == []
 
 
-def test_continue_and_session_go_on_in_a_saved_memory(scripted_server: ScriptedServer, agent: Any) -> None:
-    scripted_server.script = [text("six"), text("seven"), text("again"), text("more")]
+def test_continue_and_session_go_on_in_a_saved_memory(model: ScriptedClient, agent: Any) -> None:
+    model.script = [text("six"), text("seven"), text("again"), text("more")]
     agent("ask", "first question", "--no-judge")
     agent("ask", "other session", "--no-judge")
     other, first = (item["id"] for item in listed(agent))
     assert agent("ask", "and then?", "--session", first[:5], "--no-judge").exit_code == 0
-    assert [m["content"] for m in scripted_server.requests[-1]["messages"][1:]] == [
+    assert [m["content"] for m in model.requests[-1]["messages"][1:]] == [
         "first question",
         "six",
         "and then?",
     ]
     assert agent("ask", "and now?", "--continue", "--no-judge").exit_code == 0  # the latest: `first` was
-    sent = [m["content"] for m in scripted_server.requests[-1]["messages"][1:]]
+    sent = [m["content"] for m in model.requests[-1]["messages"][1:]]
     assert sent == ["first question", "six", "and then?", "again", "and now?"]
     sessions = {item["id"]: item for item in listed(agent)}
     assert sessions[first]["turns"] == 3 and sessions[other]["turns"] == 1
@@ -90,12 +88,12 @@ def test_continue_and_session_go_on_in_a_saved_memory(scripted_server: ScriptedS
     assert both.exit_code == 2 and "give one" in both.stderr
 
 
-def test_a_continued_session_speaks_the_protocol_of_the_options(scripted_server: ScriptedServer, agent: Any) -> None:
-    scripted_server.script = [text("native answer"), text("Final Answer: react answer")]
+def test_a_continued_session_speaks_the_protocol_of_the_options(model: ScriptedClient, agent: Any) -> None:
+    model.script = [text("native answer"), text("Final Answer: react answer")]
     agent("ask", "first", "--no-judge")
     assert agent("ask", "second", "--continue", "--mode", "react", "--no-judge").exit_code == 0
-    assert "tools" in scripted_server.requests[0] and "tools" not in scripted_server.requests[1]
-    assert "first" in json.dumps(scripted_server.requests[1]["messages"])  # the memory, folded into text
+    assert "tools" in model.requests[0] and "tools" not in model.requests[1]
+    assert "first" in json.dumps(model.requests[1]["messages"])  # the memory, folded into text
 
 
 def test_continue_with_nothing_saved_is_a_usage_error(agent: Any) -> None:
@@ -103,34 +101,32 @@ def test_continue_with_nothing_saved_is_a_usage_error(agent: Any) -> None:
     assert done.exit_code == 2 and "no saved session" in done.stderr
 
 
-def test_no_save_saves_nothing(scripted_server: ScriptedServer, agent: Any) -> None:
-    scripted_server.script = [text("fine")]
+def test_no_save_saves_nothing(model: ScriptedClient, agent: Any) -> None:
+    model.script = [text("fine")]
     assert agent("ask", "q", "--no-judge", "--no-save").exit_code == 0
     assert list(Path(os.environ["AGENTCLI_HOME"]).iterdir()) == []
 
 
-def test_chat_saves_its_turns_in_one_session_and_reset_starts_another(
-    scripted_server: ScriptedServer, agent: Any
-) -> None:
-    scripted_server.script = [text("one"), text("two"), text("three"), text("four")]
+def test_chat_saves_its_turns_in_one_session_and_reset_starts_another(model: ScriptedClient, agent: Any) -> None:
+    model.script = [text("one"), text("two"), text("three"), text("four")]
     done = agent("chat", "--no-judge", input="first\nsecond\n/reset\nthird\n")
     assert done.exit_code == 0, done.output
     assert [(item["question"], item["turns"]) for item in listed(agent)] == [("third", 1), ("first", 2)]
     done = agent("chat", "--no-judge", "--continue", input="fourth\n")
     assert done.exit_code == 0
-    assert [m["content"] for m in scripted_server.requests[-1]["messages"][1:]] == ["third", "three", "fourth"]
+    assert [m["content"] for m in model.requests[-1]["messages"][1:]] == ["third", "three", "fourth"]
 
 
-def test_resume_finishes_a_failed_run_and_refuses_a_finished_one(scripted_server: ScriptedServer, agent: Any) -> None:
-    scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), error(500, "overloaded")]
+def test_resume_finishes_a_failed_run_and_refuses_a_finished_one(model: ScriptedClient, agent: Any) -> None:
+    model.script = [tool_calls(("read_file", {"path": "notes.txt"})), error("overloaded", status=500)]
     failed = agent("ask", "read notes", "--no-judge")
     assert failed.exit_code == 1
     assert listed(agent)[0]["status"] == "failed"
-    scripted_server.script = [text("it says 6 and 7")]
+    model.script = [text("it says 6 and 7")]
     done = agent("resume", "--no-judge")
     assert done.exit_code == 0, done.output
     assert done.stdout == "it says 6 and 7\n"
-    assert [m["role"] for m in scripted_server.requests[-1]["messages"]] == ["system", "user", "assistant", "tool"]
+    assert [m["role"] for m in model.requests[-1]["messages"]] == ["system", "user", "assistant", "tool"]
     assert listed(agent)[0]["status"] == "finished" and listed(agent)[0]["turns"] == 1
     again = agent("resume")
     assert again.exit_code == 2 and "finished" in again.stderr
@@ -160,9 +156,9 @@ RAW = ("\u202e", "\x9b", "\x7f", "\u200b")
 
 
 def test_sessions_json_carries_the_exact_text_with_no_raw_control_or_bidi_character(
-    scripted_server: ScriptedServer, agent: Any
+    model: ScriptedClient, agent: Any
 ) -> None:
-    scripted_server.script = [text(f"answer {HOSTILE}")]
+    model.script = [text(f"answer {HOSTILE}")]
     assert agent("ask", f"question {HOSTILE}", "--no-judge").exit_code == 0
     listing = agent("sessions", "list", "--json")
     shown = agent("sessions", "show", listing.stdout.split('"id": "')[1][:8], "--json")
@@ -176,11 +172,11 @@ def test_sessions_json_carries_the_exact_text_with_no_raw_control_or_bidi_charac
 
 @pytest.mark.parametrize("terminal", [False, True], ids=["plain", "rich"])
 def test_sessions_list_and_show_escape_control_and_bidi_characters(
-    scripted_server: ScriptedServer, agent: Any, monkeypatch: pytest.MonkeyPatch, terminal: bool
+    model: ScriptedClient, agent: Any, monkeypatch: pytest.MonkeyPatch, terminal: bool
 ) -> None:
     from agentcli.cli import sessions_cmd
 
-    scripted_server.script = [text(f"answer {HOSTILE}")]
+    model.script = [text(f"answer {HOSTILE}")]
     assert agent("ask", f"question {HOSTILE}", "--no-judge").exit_code == 0
     monkeypatch.setattr(sessions_cmd, "_on_terminal", lambda: terminal)
     monkeypatch.setenv("COLUMNS", "200")  # Rich's table would wrap the question otherwise

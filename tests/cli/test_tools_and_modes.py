@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from agentcli.llm.scripted import ScriptedClient
 from tests.cli.conftest import Invoke, cli_env
-from tests.engine.test_modes import REACT_STEPS, TASK, no_tools_server
+from tests.engine.test_modes import REACT_STEPS, TASK, no_tools_model
 from tests.support.agents import BUILTIN_NAMES
-from tests.support.scripted_server import ScriptedServer
 
 
 def test_tools_list_json_is_the_exact_tools_array(invoke: Invoke) -> None:
@@ -42,8 +42,8 @@ def test_tools_list_table(invoke: Invoke) -> None:
 
 
 @pytest.mark.parametrize("mode", ["react", "auto"])
-def test_ask_in_a_text_mode_shows_the_same_panels(scripted_server: ScriptedServer, invoke: Invoke, mode: str) -> None:
-    scripted_server.script = no_tools_server(REACT_STEPS)
+def test_ask_in_a_text_mode_shows_the_same_panels(model: ScriptedClient, invoke: Invoke, mode: str) -> None:
+    model.script = no_tools_model(REACT_STEPS)
     done = invoke("ask", TASK, "--mode", mode, "--output", "rich")
     assert done.exit_code == 0, done.stderr
     for title in ("THINKING", "TOOL · read_file", "TOOL · calculator", "✓ judge: passed"):

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from agentcli.llm import window
+from agentcli.llm.scripted import ScriptedClient, context_full, text
 from tests.cli.conftest import Invoke, cli_env
 from tests.llm.test_window import VLLM_MODELS
-from tests.support.scripted_server import ScriptedServer, error, raw, text
+from tests.support.scripted_server import ScriptedServer, raw
 
 
 @pytest.fixture(autouse=True)
@@ -66,11 +67,11 @@ def test_the_config_files_window_reaches_the_engine(
 
 @pytest.mark.parametrize("times", [1, 2])
 def test_a_full_context_once_is_survived_and_twice_exits_1_naming_the_window(
-    scripted_server: ScriptedServer, invoke: Invoke, times: int
+    model: ScriptedClient, invoke: Invoke, times: int
 ) -> None:
-    full = error(400, "This model's maximum context length is 2048 tokens.", code="context_length_exceeded")
-    scripted_server.script = [full] * times + [text("fits now")]
-    env = cli_env(scripted_server, LLM_CONTEXT_WINDOW="4096")
+    full = context_full("This model's maximum context length is 2048 tokens.", window=2048)  # as the client reads it
+    model.script = [full] * times + [text("fits now")]
+    env = cli_env(model, LLM_CONTEXT_WINDOW="4096")
     done = invoke("ask", "--no-judge", "--no-save", "--output", "plain", "hi", env=env)
     if times == 1:
         assert done.exit_code == 0 and done.stdout == "fits now\n", done.output

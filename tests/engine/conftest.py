@@ -1,7 +1,8 @@
 """Agents in a workspace with a notes file: on the in-process scripted client, or over HTTP to the scripted server.
 
-Engine logic runs on `llm`, a ScriptedClient that checks each request against the same request schema and pairing
-rule as the server; the HTTP server stays for what the real `openai` client does (streaming, retries, errors).
+Engine logic runs on `llm` (tests/conftest.py), a ScriptedClient that checks each request against the same request
+schema and pairing rule as the server; the HTTP server stays for what the real `openai` client does (streaming,
+retries, errors).
 """
 
 from __future__ import annotations
@@ -15,13 +16,6 @@ from agentcli.agent import Agent
 from agentcli.llm.scripted import ScriptedClient
 from agentcli.llm.types import ChatClient
 from tests.support.agents import MakeAgent, agent_settings
-from tests.support.scripted_server import find_problem
-
-
-@pytest.fixture
-def llm() -> ScriptedClient:
-    """The in-process model: set `llm.script`, read `llm.requests` (validated like the server's)."""
-    return ScriptedClient(check=find_problem)
 
 
 @pytest.fixture

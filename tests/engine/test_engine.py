@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from agentcli.agent import Agent
 from agentcli.engine.conversation import check_pairing
 from agentcli.engine.session import Session
 from agentcli.events import (
@@ -445,8 +446,8 @@ def test_what_a_full_context_taught_holds_for_the_next_questions_of_the_chat(
     agent = make_scripted_agent(context_window=8192)
     llm.script = [context_full(window=2048), text("first"), text("second"), text("third"), text("fourth")]
 
-    def window(question: str) -> int:
-        started = agent.run(question).events[0]
+    def window(question: str, asked: Agent = agent) -> int:
+        started = asked.run(question).events[0]
         assert isinstance(started, RunStarted)
         return started.window
 
@@ -454,8 +455,7 @@ def test_what_a_full_context_taught_holds_for_the_next_questions_of_the_chat(
     assert window("q2") == 2048
     agent.reset()
     assert window("q3") == 2048 and len(agent.conversation) == 2
-    agent.session = Session()
-    assert window("q4") == 8192
+    assert window("q4", Agent(agent.settings, client=llm, session=Session())) == 8192
 
 
 def test_only_the_retried_request_is_compacted_after_a_full_context(

@@ -16,7 +16,8 @@ from agentcli.events import JudgeVerdict, PlanUpdated, RunFinished, ToolReturned
 from agentcli.llm.scripted import ScriptedClient, judge_fail, judge_pass, text, tool_calls
 from agentcli.tools.builtin_schemas import BUILTIN_SCHEMAS
 from agentcli.tools.plan.tool import MAX_STEPS, STEP_CHARS
-from tests.support import scripted_server as wire
+from tests.cli.conftest import IN_PROCESS_URL
+from tests.cli.conftest import model as model  # the in-process model the CLI runs get
 from tests.support.agents import MakeAgent
 
 TWO_STEPS = [{"step": "read the notes", "status": "in_progress"}, {"step": "multiply", "status": "pending"}]
@@ -88,11 +89,11 @@ def test_a_plan_round_trips_through_plain_data() -> None:
 
 @pytest.mark.parametrize("output", ["plain", "json", "rich"])
 def test_the_cli_exits_3_for_an_unverified_answer_and_says_why(
-    output: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scripted_server: wire.ScriptedServer
+    output: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: ScriptedClient
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    scripted_server.script = [wire.tool_calls(("update_plan", {"steps": TWO_STEPS})), *[wire.text("42")] * 4]
-    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": scripted_server.base_url}
+    model.script = [tool_calls(("update_plan", {"steps": TWO_STEPS})), *[text("42")] * 4]
+    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": IN_PROCESS_URL}
     result = CliRunner().invoke(app, ["ask", "q", "--no-save", "--no-judge", "--output", output], env=env)
     assert result.exit_code == 3, result.output
     if output == "json":
@@ -105,41 +106,41 @@ def test_the_cli_exits_3_for_an_unverified_answer_and_says_why(
 
 
 def test_plan_without_a_terminal_changes_nothing_and_stops_after_the_plan(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scripted_server: wire.ScriptedServer
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: ScriptedClient
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    scripted_server.script = [
-        wire.tool_calls(("write_file", {"path": "x.txt", "content": "no"})),  # not offered, and refused
-        wire.tool_calls(("update_plan", {"steps": [{"step": "write x.txt", "status": "pending"}]})),
-        wire.text("Plan: write x.txt."),
+    model.script = [
+        tool_calls(("write_file", {"path": "x.txt", "content": "no"})),  # not offered, and refused
+        tool_calls(("update_plan", {"steps": [{"step": "write x.txt", "status": "pending"}]})),
+        text("Plan: write x.txt."),
     ]
-    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": scripted_server.base_url}
+    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": IN_PROCESS_URL}
     result = CliRunner().invoke(app, ["ask", "make x.txt", "--plan", "--no-save", "--no-judge"], env=env)
     assert result.exit_code == 0, result.output
     assert not (tmp_path / "x.txt").exists() and "[ ] 1. write x.txt" in result.stderr
-    offered = {tool["function"]["name"] for tool in scripted_server.requests[0]["tools"]}
+    offered = {tool["function"]["name"] for tool in model.requests[0]["tools"]}
     assert "update_plan" in offered and not offered & {"write_file", "edit_file"}
-    assert "planning run" in scripted_server.requests[1]["messages"][-1]["content"]  # the refusal it read
+    assert "planning run" in model.requests[1]["messages"][-1]["content"]  # the refusal it read
 
 
 def test_plan_with_yes_carries_the_plan_out_and_holds_the_answer_to_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scripted_server: wire.ScriptedServer
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: ScriptedClient
 ) -> None:
     monkeypatch.chdir(tmp_path)
     pending = [{"step": "write x.txt", "status": "pending"}]
-    scripted_server.script = [
-        wire.tool_calls(("update_plan", {"steps": pending})),
-        wire.text("Plan: write x.txt."),
-        wire.tool_calls(("write_file", {"path": "x.txt", "content": "yes\n"})),
-        wire.text("written"),  # the step is still open: rejected, naming it
-        wire.tool_calls(("update_plan", {"steps": [{"step": "write x.txt", "status": "completed"}]})),
-        wire.text("written"),
+    model.script = [
+        tool_calls(("update_plan", {"steps": pending})),
+        text("Plan: write x.txt."),
+        tool_calls(("write_file", {"path": "x.txt", "content": "yes\n"})),
+        text("written"),  # the step is still open: rejected, naming it
+        tool_calls(("update_plan", {"steps": [{"step": "write x.txt", "status": "completed"}]})),
+        text("written"),
     ]
-    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": scripted_server.base_url}
+    env = {"LLM_API_KEY": "k", "LLM_MODEL_NAME": "m", "LLM_BASE_URL": IN_PROCESS_URL}
     result = CliRunner().invoke(app, ["ask", "make x.txt", "--plan", "--yes", "--no-save", "--no-judge"], env=env)
     assert result.exit_code == 0, result.output
     assert (tmp_path / "x.txt").read_text() == "yes\n" and result.stdout.endswith("written\n")
-    assert "1. write x.txt" in scripted_server.requests[4]["messages"][-1]["content"]  # the open step, named
+    assert "1. write x.txt" in model.requests[4]["messages"][-1]["content"]  # the open step, named
 
 
 def test_the_plans_size_is_checked_by_the_tool_not_stated_in_its_schema(

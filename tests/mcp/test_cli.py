@@ -15,8 +15,10 @@ from typer.testing import CliRunner
 
 from agentcli.cli.app import app
 from agentcli.config.tables import McpServer
+from agentcli.llm.scripted import ScriptedClient, text, tool_calls
+from tests.cli.conftest import IN_PROCESS_URL
+from tests.cli.conftest import model as model  # the in-process model the CLI runs get
 from tests.mcp.helpers import config_text, hostile_block
-from tests.support.scripted_server import ScriptedServer, text, tool_calls
 
 RUNNER = CliRunner()
 Configure = Callable[[dict[str, McpServer]], None]
@@ -82,15 +84,15 @@ def test_read_only_keeps_only_trusted_tools_their_server_calls_read_only(configu
 
 @pytest.mark.parametrize("yes", [False, True])
 def test_ask_refuses_an_untrusted_tool_without_yes_and_a_terminal(
-    configure: Configure, scripted_server: ScriptedServer, workspace: Path, yes: bool
+    configure: Configure, model: ScriptedClient, workspace: Path, yes: bool
 ) -> None:
     configure({"h": hostile_block(env={"MARK": "from-the-block"})})
-    scripted_server.script = [tool_calls(("h__env", {})), text("done")]
-    env = {"LLM_API_KEY": "sk-test", "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "m"}
+    model.script = [tool_calls(("h__env", {})), text("done")]
+    env = {"LLM_API_KEY": "sk-test", "LLM_BASE_URL": IN_PROCESS_URL, "LLM_MODEL_NAME": "m"}
     args = ["ask", "env?", "--no-judge", "--no-save", "--workspace", str(workspace), *(["--yes"] if yes else [])]
     done = RUNNER.invoke(app, args, env=env)
     assert done.exit_code == 0, done.output
-    result = scripted_server.requests[-1]["messages"][-1]["content"]
+    result = model.requests[-1]["messages"][-1]["content"]
     if yes:
         assert json.loads(result)["MARK"] == "from-the-block"
     else:
@@ -98,15 +100,13 @@ def test_ask_refuses_an_untrusted_tool_without_yes_and_a_terminal(
         assert "h__env needs approval and there is no terminal to ask on" in done.stderr
 
 
-def test_chat_lists_the_servers_tools_before_the_first_question(
-    configure: Configure, scripted_server: ScriptedServer
-) -> None:
+def test_chat_lists_the_servers_tools_before_the_first_question(configure: Configure, model: ScriptedClient) -> None:
     configure({"h": hostile_block(tools=["env"])})
-    env = {"LLM_API_KEY": "sk-test", "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "m"}
+    env = {"LLM_API_KEY": "sk-test", "LLM_BASE_URL": IN_PROCESS_URL, "LLM_MODEL_NAME": "m"}
     done = RUNNER.invoke(app, ["chat", "--no-save"], input="/tools\n/exit\n", env=env)
     assert done.exit_code == 0, done.output
     assert "  h__env: Report the environment.\n" in done.stderr
-    assert scripted_server.requests == []
+    assert model.requests == []
 
 
 def test_help_and_tools_list_without_servers_load_nothing_of_the_sdk() -> None:

@@ -48,6 +48,7 @@ def test_a_name_is_one_the_api_takes_or_none(server: str, tool: str) -> None:
 
 @given(schema=SCHEMA | JSON)
 @example(schema={"$ref": ""})  # validating anything follows it back to itself, without end
+@example(schema={"$ref": "0"})  # a reference to nothing in the schema: never fetched, never an exception
 def test_any_listed_schema_becomes_parameters_the_prompts_can_describe(schema: Any) -> None:
     made = parameters(schema)
     assert made["type"] == "object" and isinstance(made["properties"], dict)

@@ -67,9 +67,10 @@ RUN: list[Event] = [
 ]
 
 
-def render(kind: str, events: list[Event]) -> tuple[str, str]:
+def render(kind: str, events: list[Event], **options: bool) -> tuple[str, str]:
+    """(stdout, stderr) of `events` through the `kind` renderer made with `options` (make_renderer's)."""
     out, err = io.StringIO(), io.StringIO()
-    renderer = make_renderer(kind, out, err)
+    renderer = make_renderer(kind, out, err, **options)
     for event in events:
         renderer.handle(event)
     renderer.close()
@@ -317,3 +318,20 @@ def test_what_happens_within_a_step_is_shown_and_the_step_goes_on() -> None:
     _, err = render("rich", events)
     assert err.index("compacted") < err.index("STREAMING OFF") < err.index("Reading the notes.")
     assert "→ read_file" in err and "Half a rep" not in err  # asked again whole: the part is not shown twice
+
+
+@pytest.mark.parametrize("kind", ["rich", "plain"])
+def test_a_chat_turn_interrupted_is_not_offered_to_resume(kind: str) -> None:
+    # chat takes an interrupted turn back and goes on without it: `agent resume` would not be true there
+    def ended(status: str, *, in_chat: bool) -> str:
+        err = io.StringIO()
+        renderer = make_renderer(kind, io.StringIO(), err, in_chat=in_chat)
+        renderer.handle(
+            RunFinished(answer=None, status=status, usage=Usage(), steps=1, elapsed_s=0.1, session_id="abc")
+        )
+        renderer.close()
+        return err.getvalue()
+
+    assert "agent resume abc" not in ended("interrupted", in_chat=True)
+    assert "agent resume abc" in ended("interrupted", in_chat=False)
+    assert "agent resume abc" in ended("failed", in_chat=True)

@@ -24,7 +24,7 @@ def test_a_commands_result_previews_its_status_and_its_tail() -> None:
     shown_command = shown.preview(output, "run_command")
     lines = shown_command.splitlines()
     assert lines[0] == "exit code 1 · 2.00 s" and lines[-1] == "FAILED test_x"  # the status, and the error
-    assert f"(90 lines, {len(output):,} characters in all)" in lines[1]
+    assert lines[1] == "… (90 more lines the model got, not shown here)"
     assert len(lines) == shown.PREVIEW_LINES + 1
     assert shown.preview(output, "read_file").splitlines()[1] == "line 1"  # other results keep their head
     assert shown.preview("exit code 0 · 0.01 s\nok\n", "run_command") == "exit code 0 · 0.01 s\nok"

@@ -20,6 +20,8 @@ from typer.testing import CliRunner, Result
 from agentcli.agent import Agent
 from agentcli.cli.app import app
 from agentcli.config import Secret, Settings
+from agentcli.engine.session import Session
+from agentcli.llm.scripted import ScriptedClient
 from agentcli.store.db import Store
 from agentcli.store.recorder import SessionRecorder
 from agentcli.store.saved import Saved
@@ -195,18 +197,20 @@ def task(scripted_server: ScriptedServer, tmp_path: Path) -> Task:
 
 Warnings = list[str]
 SavingAgent = Callable[..., tuple[Agent, Warnings]]
+SAVED_URL = "http://127.0.0.1:9/v1"
+"""The base URL the saving agent's sessions keep (its model is in-process: nothing is sent there)."""
 
 
 @pytest.fixture
-def saving_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[SavingAgent]:
-    """`saving_agent(judge=False, ...)`: an Agent on the scripted server whose recorder saves into
-    $AGENTCLI_HOME/sessions.db, and the warnings it gave."""
+def saving_agent(llm: ScriptedClient, workspace: Path) -> Iterator[SavingAgent]:
+    """`saving_agent(judge=False, ..., session=None)`: an Agent on the in-process model `llm` (in `session`, when
+    given) whose recorder saves into $AGENTCLI_HOME/sessions.db, and the warnings it gave."""
     made: list[Agent] = []
 
-    def make(**overrides: Any) -> tuple[Agent, Warnings]:
+    def make(session: Session | None = None, **overrides: Any) -> tuple[Agent, Warnings]:
         values: dict[str, Any] = {
             "model": "test-model",
-            "base_url": scripted_server.base_url,
+            "base_url": SAVED_URL,
             "api_key": Secret(SECRET),
             "workspace": workspace,
             "judge": False,
@@ -219,7 +223,7 @@ def saving_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[S
         recorder = SessionRecorder(
             Store.open, model=settings.model, endpoint=settings.endpoint, workspace=workspace, warn=warnings.append
         )
-        made.append(Agent(settings, recorder=recorder))
+        made.append(Agent(settings, client=llm, session=session, recorder=recorder))
         return made[-1], warnings
 
     yield make

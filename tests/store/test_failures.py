@@ -17,9 +17,11 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from agentcli.cli.app import app
+from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.store import schema
-from tests.cli.conftest import SECRET
-from tests.support.scripted_server import ScriptedServer, error, text, tool_calls
+from tests.cli.conftest import IN_PROCESS_URL, SECRET
+from tests.cli.conftest import model as model  # the in-process model the CLI runs get
+from tests.support.scripted_server import ScriptedServer, error
 
 RUNNER = CliRunner()
 
@@ -30,13 +32,13 @@ def home() -> Path:
 
 
 @pytest.fixture
-def ask(scripted_server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+def ask(model: ScriptedClient, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """`ask(*extra)`: `agent ask "read notes.txt" --no-judge` in-process; the model reads the file, answers 42."""
     monkeypatch.chdir(workspace)
 
     def run(*extra: str, env: dict[str, str] | None = None) -> Result:
-        scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("42")]
-        settings = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": scripted_server.base_url, "LLM_MODEL_NAME": "m"}
+        model.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("42")]
+        settings = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": IN_PROCESS_URL, "LLM_MODEL_NAME": "m"}
         return RUNNER.invoke(app, ["ask", "read notes.txt", "--no-judge", *extra], env={**settings, **(env or {})})
 
     return run

@@ -90,8 +90,9 @@ def test_its_interrupted_run_resumes_with_its_guard_rebuilt_from_the_log(
     )
     with Store.open() as store:
         saved = store.load(store.resolve(None))
-    with Agent(settings, client=client, before_call=allow_all, recorder=recorder) as agent:
-        events = list(agent.resume(to_session(saved, keep_last=True)))
+    session = to_session(saved, keep_last=True)
+    with Agent(settings, client=client, session=session, before_call=allow_all, recorder=recorder) as agent:
+        events = list(agent.resume())
     assert [event.call_id for event in events if isinstance(event, ToolCalled)] == ["call_r3", "call_r4"]
     repeat = [event for event in events if isinstance(event, ToolReturned)][-1]
     assert repeat.skipped and "at step 1 (call id call_r1)" in repeat.content  # as the guard saved in it said

@@ -8,14 +8,14 @@ from pathlib import Path
 
 from agentcli.engine.state import State
 from agentcli.events import Event, ModelTextDelta, RunFinished, ToolReturned
+from agentcli.llm.scripted import ScriptedClient, error, text, tool_calls
 from agentcli.store.db import Store
 from agentcli.store.loading import last_status, to_session
-from tests.store.conftest import SavingAgent, saved_session
-from tests.support.scripted_server import ScriptedServer, error, text, tool_calls
+from tests.store.conftest import SAVED_URL, SavingAgent, saved_session
 
 
-def test_a_saved_session_is_the_session_in_memory(scripted_server: ScriptedServer, saving_agent: SavingAgent) -> None:
-    scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("42"), text("7")]
+def test_a_saved_session_is_the_session_in_memory(llm: ScriptedClient, saving_agent: SavingAgent) -> None:
+    llm.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("42"), text("7")]
     agent, warnings = saving_agent()
     first = agent.run("multiply the numbers in notes.txt")
     agent.run("and the other one?")
@@ -26,15 +26,15 @@ def test_a_saved_session_is_the_session_in_memory(scripted_server: ScriptedServe
     summary = saved.summary
     assert (summary.question, summary.turns, summary.status) == ("multiply the numbers in notes.txt", 2, "finished")
     assert summary.usage == first.usage + agent.session.runs[1].usage
-    assert summary.endpoint == scripted_server.base_url.split("//")[1].split("/")[0]
+    assert summary.endpoint == SAVED_URL.split("//")[1].split("/")[0]
     with_events = [event for event in first.events if not isinstance(event, ModelTextDelta)]
     with Store.open() as store:
         replayed = [Event.from_dict(data) for number, data in store.events(summary.id) if number == 0]
     assert replayed == with_events  # what `sessions show` replays is what the renderers were shown
 
 
-def test_reset_starts_a_new_saved_session(scripted_server: ScriptedServer, saving_agent: SavingAgent) -> None:
-    scripted_server.script = [text("one"), text("two")]
+def test_reset_starts_a_new_saved_session(llm: ScriptedClient, saving_agent: SavingAgent) -> None:
+    llm.script = [text("one"), text("two")]
     agent, _ = saving_agent()
     agent.run("first")
     agent.reset()
@@ -44,9 +44,9 @@ def test_reset_starts_a_new_saved_session(scripted_server: ScriptedServer, savin
 
 
 def test_a_stopped_run_stays_resumable_until_the_next_question_replaces_it(
-    scripted_server: ScriptedServer, saving_agent: SavingAgent
+    llm: ScriptedClient, saving_agent: SavingAgent
 ) -> None:
-    scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("later")]
+    llm.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("later")]
     agent, _ = saving_agent()
     run = agent.start("read it")
     for event in run:
@@ -68,10 +68,10 @@ def test_a_stopped_run_stays_resumable_until_the_next_question_replaces_it(
 
 
 def test_a_run_stopped_between_two_calls_runs_only_the_unanswered_one(
-    scripted_server: ScriptedServer, saving_agent: SavingAgent, workspace: Path
+    llm: ScriptedClient, saving_agent: SavingAgent, workspace: Path
 ) -> None:
     (workspace / "b.txt").write_text("7\n", encoding="utf-8")
-    scripted_server.script = [
+    llm.script = [
         tool_calls(("read_file", {"path": "notes.txt"}, "call_a"), ("read_file", {"path": "b.txt"}, "call_b")),
         text("done"),
     ]
@@ -83,8 +83,8 @@ def test_a_run_stopped_between_two_calls_runs_only_the_unanswered_one(
     run.interrupt()
     saved = saved_session()
     assert saved.runs[-1].state is State.TOOL_EXECUTING
-    resumer, _ = saving_agent()
-    events = list(resumer.resume(to_session(saved, keep_last=True)))
+    resumer, _ = saving_agent(to_session(saved, keep_last=True))
+    events = list(resumer.resume())
     ran = [event.call_id for event in events if isinstance(event, ToolReturned)]
     assert ran == ["call_b"]
     assert isinstance(events[-1], RunFinished) and events[-1].answer == "done"
@@ -95,22 +95,22 @@ def test_a_run_stopped_between_two_calls_runs_only_the_unanswered_one(
     ]
 
 
-def test_a_failed_run_resumes_with_a_fresh_try(scripted_server: ScriptedServer, saving_agent: SavingAgent) -> None:
-    scripted_server.script = [error(500, "the model is overloaded"), text("better now")]
+def test_a_failed_run_resumes_with_a_fresh_try(llm: ScriptedClient, saving_agent: SavingAgent) -> None:
+    llm.script = [error("the model is overloaded", status=500), text("better now")]
     agent, _ = saving_agent()
     assert agent.run("q").status == "failed"
     saved = saved_session()
     assert last_status(saved) == "failed"
-    resumer, _ = saving_agent()
-    events = list(resumer.resume(to_session(saved, keep_last=True)))
+    resumer, _ = saving_agent(to_session(saved, keep_last=True))
+    events = list(resumer.resume())
     assert isinstance(events[-1], RunFinished) and events[-1].answer == "better now"
     assert saved_session().statuses == ["finished"]
 
 
 def test_a_store_that_cannot_be_opened_warns_once_and_the_run_answers(
-    scripted_server: ScriptedServer, saving_agent: SavingAgent
+    llm: ScriptedClient, saving_agent: SavingAgent
 ) -> None:
-    scripted_server.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("42")]
+    llm.script = [tool_calls(("read_file", {"path": "notes.txt"})), text("42")]
     home = Path(os.environ["AGENTCLI_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     (home / "sessions.db").write_bytes(b"garbage" * 1000)

@@ -11,6 +11,7 @@ import pytest
 
 from agentcli.agent import Agent
 from agentcli.engine.policy import allow_all
+from agentcli.engine.session import Session
 from agentcli.events import ToolCalled, ToolReturned
 from agentcli.llm.scripted import Reply, ScriptedClient, judge_fail, judge_pass, text, tool_calls
 from agentcli.store.db import Store
@@ -42,12 +43,12 @@ def model(request: Any) -> Reply:
     return steps[results]
 
 
-def saving_agent(workspace: Path) -> Agent:
+def saving_agent(workspace: Path, session: Session | None = None) -> Agent:
     settings = agent_settings(workspace, judge=True)
     recorder = SessionRecorder(
         Store.open, model=settings.model, endpoint=settings.endpoint, workspace=workspace, warn=pytest.fail
     )
-    return Agent(settings, client=ScriptedClient(model), before_call=allow_all, recorder=recorder)
+    return Agent(settings, client=ScriptedClient(model), session=session, before_call=allow_all, recorder=recorder)
 
 
 def results(events: list[Any]) -> list[tuple[str, str, bool]]:
@@ -84,8 +85,8 @@ def test_a_run_resumed_after_any_result_answers_as_the_run_did(workspace: Path) 
             session_id = agent.session.id
         with Store.open() as store:
             saved = store.load(store.resolve(session_id))
-        with saving_agent(workspace) as resumer:
-            events = list(resumer.resume(to_session(saved, keep_last=True)))
+        with saving_agent(workspace, to_session(saved, keep_last=True)) as resumer:
+            events = list(resumer.resume())
         assert results(events) == expected[stop:], f"stopped after result {stop}"
         answered = {call_id for call_id, _, _ in expected[:stop]}
         assert not answered & {e.call_id for e in events if isinstance(e, ToolCalled)}

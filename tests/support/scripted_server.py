@@ -17,7 +17,9 @@ Hostile servers too: sse() sends any SSE payloads (malformed JSON, invalid UTF-8
 sends a body a byte at a time, endless() streams big deltas forever, `.delayed(3600)` never sends headers,
 `usage=None` streams without usage. They answer valid requests only: every request is still validated.
 
-Only the standard library and jsonschema, so `bench/` can import it too.
+The replies are those of the in-process ScriptedClient (agentcli/llm/scripted.py: text(), tool_calls(), ...),
+which this module re-exports as Replies; beyond them only the standard library and jsonschema, so `bench/` can
+import it too.
 """
 
 from __future__ import annotations
@@ -37,10 +39,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from socketserver import TCPServer
 from types import TracebackType
-from typing import Any, TypeAlias
+from typing import Any, ParamSpec, TypeAlias
 
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
+
+from agentcli.llm import scripted
+from agentcli.llm.scripted import DEFAULT_USAGE, PIECE, UsageSpec, usage_of
+from agentcli.llm.types import Completion, ToolCall, Usage
 
 SCHEMA_PATH = Path(__file__).with_name("chat_request.schema.json")
 """The repo's copy of the request schema; the one the server loads."""
@@ -54,38 +60,25 @@ INFO_PATHS = frozenset({"/v1/models", "/props"})
 recorded in `ScriptedServer.asked`, apart from the chat requests a script answers."""
 CREATED = 1_700_000_000
 FINGERPRINT = "fp_scripted"
-TEXT_PIECE = 4  # characters per streamed content delta
+TEXT_PIECE = PIECE  # characters per streamed content delta, as the in-process ScriptedClient streams them
 ARGS_PIECE = 8  # characters per streamed arguments delta
 MAX_PIECES = 64  # longer strings are cut into at most this many deltas
 POLL_SECONDS = 0.01  # how soon serve_forever() notices shutdown(); the default 0.5 s slows every teardown
 
-UsageSpec: TypeAlias = tuple[int, int, int] | None
-"""(prompt_tokens, completion_tokens, cached_tokens); None: the server reports no usage."""
-
-DEFAULT_USAGE: UsageSpec = (10, 5, 2)
-
 Request: TypeAlias = dict[str, Any]
-ArgumentsSpec: TypeAlias = Mapping[str, Any] | str
-CallSpec: TypeAlias = tuple[str, ArgumentsSpec] | tuple[str, ArgumentsSpec, str]
-
-
-@dataclass(frozen=True)
-class ScriptedCall:
-    """One tool call to send; `id` None means the server numbers it (call_1, call_2, ... per server)."""
-
-    name: str
-    arguments: str
-    id: str | None = None
 
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted response. Build it with text(), tool_calls(), json_reply(), error(), drop() or raw()."""
+    """One response as the server sends it: a scripted answer (built with llm/scripted.py's text(), tool_calls(),
+    ... here sent on the wire), or what only a wire can carry: error(), drop(), raw(), sse(), trickle()."""
 
     content: str | None = None
-    tool_calls: tuple[ScriptedCall, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    """A call without an id is numbered by the server (call_1, call_2, ... per server)."""
     finish_reason: str | None = None  # None: "tool_calls" if there are tool calls, else "stop"
-    usage: UsageSpec = DEFAULT_USAGE
+    usage: Usage | None = DEFAULT_USAGE
+    """None: the server reports no usage."""
     status: int = 200
     body: bytes | None = None  # sent as is (error() and raw()), streamed or not
     content_type: str = "application/json"
@@ -94,6 +87,16 @@ class Reply:
     delay: float = 0.0  # seconds to wait before answering
     chunks: Callable[[], Iterable[bytes]] | None = None  # a body sent piece by piece (chunked), streamed or not
     chunk_delay: float = 0.0  # seconds between two of those pieces (an empty piece is just that wait)
+
+    @classmethod
+    def of(cls, reply: Completion | Reply) -> Reply:
+        """A scripted answer as the server sends it: the content of a reply that calls tools is null, as
+        OpenAI's is."""
+        if isinstance(reply, Reply):
+            return reply
+        content = None if reply.tool_calls and not reply.content else reply.content
+        usage = reply.usage if reply.usage.reported else None
+        return cls(content, reply.tool_calls, reply.finish_reason, usage)
 
     def delayed(self, seconds: float) -> Reply:
         """The same reply, sent after `seconds`."""
@@ -104,43 +107,27 @@ class Reply:
         return replace(self, drop_after_chunks=chunks)
 
 
-Responder: TypeAlias = Callable[[Request], Reply]
-Script: TypeAlias = Responder | Sequence[Reply | Responder]
+Answer: TypeAlias = Completion | Reply
+Responder: TypeAlias = Callable[[Request], Answer]
+Script: TypeAlias = Responder | Sequence[Answer | Responder]
+P = ParamSpec("P")
 
 
-def text(content: str, *, usage: UsageSpec = DEFAULT_USAGE, finish_reason: str = "stop") -> Reply:
-    """An assistant text answer."""
-    return Reply(content=content, usage=usage, finish_reason=finish_reason)
+def _sent(build: Callable[P, Completion]) -> Callable[P, Reply]:
+    """A reply builder of llm/scripted.py whose reply is a Reply (that can be delayed or cut)."""
+
+    @functools.wraps(build)
+    def wired(*args: P.args, **kwargs: P.kwargs) -> Reply:
+        return Reply.of(build(*args, **kwargs))
+
+    return wired
 
 
-def tool_calls(*calls: CallSpec, content: str | None = None, usage: UsageSpec = DEFAULT_USAGE) -> Reply:
-    """Tool calls: (name, arguments) or (name, arguments, id); a dict is JSON-dumped, a str is sent as is."""
-    if not calls:
-        raise ValueError("tool_calls() needs at least one (name, arguments) pair")
-    specs = tuple(
-        ScriptedCall(
-            name=call[0],
-            arguments=call[1] if isinstance(call[1], str) else json.dumps(call[1]),
-            id=call[2] if len(call) == 3 else None,
-        )
-        for call in calls
-    )
-    return Reply(content=content, tool_calls=specs, usage=usage)
-
-
-def json_reply(obj: Any, *, usage: UsageSpec = DEFAULT_USAGE) -> Reply:
-    """An assistant text answer whose content is json.dumps(obj)."""
-    return text(json.dumps(obj), usage=usage)
-
-
-def judge_pass(*, usage: UsageSpec = DEFAULT_USAGE) -> Reply:
-    """The judge's verdict `{"passed": true, "missing": ""}`."""
-    return json_reply({"passed": True, "missing": ""}, usage=usage)
-
-
-def judge_fail(missing: str, *, usage: UsageSpec = DEFAULT_USAGE) -> Reply:
-    """The judge's verdict `{"passed": false, "missing": missing}`."""
-    return json_reply({"passed": False, "missing": missing}, usage=usage)
+text = _sent(scripted.text)
+tool_calls = _sent(scripted.tool_calls)
+json_reply = _sent(scripted.json_reply)
+judge_pass = _sent(scripted.judge_pass)
+judge_fail = _sent(scripted.judge_fail)
 
 
 def error(
@@ -185,7 +172,7 @@ def chunk_json(
     choice = {"index": 0, "delta": dict(delta), "logprobs": None, "finish_reason": finish_reason}
     body["choices"] = [choice] if choices else []
     if usage is not None:
-        body["usage"] = _usage(usage)
+        body["usage"] = _usage(usage_of(usage))
     return json.dumps(body)
 
 
@@ -296,7 +283,7 @@ class ScriptedServer:
 
     @script.setter
     def script(self, script: Script) -> None:
-        if isinstance(script, Reply) or not (callable(script) or isinstance(script, Sequence)):
+        if isinstance(script, Completion | Reply) or not (callable(script) or isinstance(script, Sequence)):
             raise TypeError(f"a script is a callable or a list of replies, not {script!r}")
         with self._lock:
             self._script, self._next = script, 0
@@ -390,7 +377,7 @@ class ScriptedServer:
             script, index = self._script, self._next
             if not callable(script) and index < len(script):
                 self._next += 1
-        step: Reply | Responder
+        step: Answer | Responder
         if callable(script):
             step = script
         elif index < len(script):
@@ -401,15 +388,15 @@ class ScriptedServer:
             reply = step(request) if callable(step) else step
         except Exception as exc:
             return self._refuse(500, f"request #{number}: the script raised {exc!r}")
-        if not isinstance(reply, Reply):
-            return self._refuse(500, f"request #{number}: the script returned {reply!r}, not a Reply")
-        return reply
+        if not isinstance(reply, Completion | Reply):
+            return self._refuse(500, f"request #{number}: the script returned {reply!r}, not a reply")
+        return Reply.of(reply)
 
-    def _numbered(self, calls: tuple[ScriptedCall, ...]) -> list[ScriptedCall]:
+    def _numbered(self, calls: tuple[ToolCall, ...]) -> list[ToolCall]:
         with self._lock:
             numbered = []
             for call in calls:
-                if call.id is None:
+                if not call.id:
                     self._call_ids += 1
                     call = replace(call, id=f"call_{self._call_ids}")
                 numbered.append(call)
@@ -614,8 +601,8 @@ def _pieces(s: str, size: int) -> list[str]:
     return [s[i : i + size] for i in range(0, len(s), size)]
 
 
-def _usage(usage: tuple[int, int, int]) -> dict[str, Any]:
-    prompt, completion, cached = usage
+def _usage(usage: Usage) -> dict[str, Any]:
+    prompt, completion, cached = usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
@@ -634,7 +621,7 @@ def _finish_reason(reply: Reply) -> str:
     return reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
 
 
-def _completion_body(reply: Reply, calls: list[ScriptedCall], model: str, number: int) -> dict[str, Any]:
+def _completion_body(reply: Reply, calls: list[ToolCall], model: str, number: int) -> dict[str, Any]:
     """A non-streamed `chat.completion` object."""
     message: dict[str, Any] = {
         "role": "assistant",
@@ -658,9 +645,7 @@ def _completion_body(reply: Reply, calls: list[ScriptedCall], model: str, number
     }
 
 
-def _stream_events(
-    reply: Reply, calls: list[ScriptedCall], model: str, number: int, include_usage: bool
-) -> Iterator[str]:
+def _stream_events(reply: Reply, calls: list[ToolCall], model: str, number: int, include_usage: bool) -> Iterator[str]:
     """The SSE `data:` payloads of a streamed completion, ending with `[DONE]`."""
     head = {
         "id": f"chatcmpl-scripted-{number}",

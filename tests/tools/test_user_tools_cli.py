@@ -12,8 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
+from agentcli.llm.scripted import ScriptedClient, judge_pass, text, tool_calls
 from tests.cli.conftest import agent_env, cli_env
-from tests.support.scripted_server import ScriptedServer, judge_pass, text, tool_calls
+from tests.cli.conftest import model as model  # the in-process model the CLI runs get
+from tests.support.scripted_server import ScriptedServer
 
 # slow (real agent processes): scheduled first, see tests/conftest.py
 pytestmark = pytest.mark.slow
@@ -62,16 +64,16 @@ def test_a_broken_tools_file_is_exit_2_with_one_line(tmp_path: Path) -> None:
 
 
 def test_ask_with_a_broken_tools_file_never_calls_the_model(
-    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    model: ScriptedClient, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("import agentcli\n\n\n@agentcli.tool\ndef f(x: object()) -> str:\n    return ''\n")
     monkeypatch.chdir(workspace)
-    done = RUNNER.invoke(app, ["ask", "hi", "--tools", str(bad)], env=agent_env(scripted_server))
+    done = RUNNER.invoke(app, ["ask", "hi", "--tools", str(bad)], env=agent_env(model))
     assert done.exit_code == 2
     assert done.stderr.startswith(f"error: --tools {bad}: ")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
-    assert scripted_server.requests == []
+    assert model.requests == []
 
 
 HOSTILE = """
@@ -98,7 +100,7 @@ HOSTILE_RUNS = [(["tools", "list", "--json", "--mode", "react"], ""), (["ask", "
 
 
 def test_a_hostile_workspace_never_runs(
-    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    model: ScriptedClient, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Nothing of agentcli's imports a file of the workspace it was not named (listing, asking, chatting), and
     a file named with --tools is imported. In-process: what is proven is agentcli's own loading; how the
@@ -106,13 +108,13 @@ def test_a_hostile_workspace_never_runs(
     markers = tmp_path / "markers"
     markers.mkdir()
     planted = hostile_workspace(workspace, markers)
-    scripted_server.script = [*HOSTILE_SCRIPT, text("chat done"), judge_pass()]
+    model.script = [*HOSTILE_SCRIPT, text("chat done"), judge_pass()]
     monkeypatch.chdir(workspace)
     for args, stdin in [*HOSTILE_RUNS, (["chat"], "hello\n/exit\n")]:
-        done = RUNNER.invoke(app, args, input=stdin, env=cli_env(scripted_server))
+        done = RUNNER.invoke(app, args, input=stdin, env=cli_env(model))
         assert done.exit_code == 0, (args, done.output)
     assert [marker for marker in planted if marker.exists()] == []
-    asked = RUNNER.invoke(app, ["tools", "list", "--tools", "tools.py"], env=cli_env(scripted_server))
+    asked = RUNNER.invoke(app, ["tools", "list", "--tools", "tools.py"], env=cli_env(model))
     assert asked.exit_code == 2  # it defines no tools
     assert planted[0].exists()  # asked for by name, a file is imported: the markers would show a run
 
@@ -142,7 +144,7 @@ def test_python_m_in_a_hostile_workspace_runs_none_of_it(
 
 
 def test_a_broken_installed_plugin_is_one_warning_and_every_command_goes_on(
-    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    model: ScriptedClient, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 16 item 10: a package that declares `agentcli.tools` and cannot be imported no longer makes every
     command exit 2. In-process, with the package's directory on sys.path: the loading is importlib.metadata's over
@@ -153,7 +155,7 @@ def test_a_broken_installed_plugin_is_one_warning_and_every_command_goes_on(
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: agentcli-broken\nVersion: 0.1\n", encoding="utf-8")
     (info / "entry_points.txt").write_text("[agentcli.tools]\nbroken = agentcli_broken_xyz\n", encoding="utf-8")
     (site / "agentcli_broken_xyz.py").write_text("raise ImportError('needs git2')\n", encoding="utf-8")
-    scripted_server.script = [text("hello"), judge_pass()]
+    model.script = [text("hello"), judge_pass()]
     warning = (
         "warning: plugin agentcli-broken (entry point broken = agentcli_broken_xyz): cannot be imported: "
         "ImportError: needs git2; going on without its tools\n"
@@ -161,7 +163,7 @@ def test_a_broken_installed_plugin_is_one_warning_and_every_command_goes_on(
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.chdir(workspace)
     for args in (["ask", "hi", "--output", "json", "--no-save"], ["tools", "list", "--json"]):
-        done = RUNNER.invoke(app, args, env=cli_env(scripted_server))
+        done = RUNNER.invoke(app, args, env=cli_env(model))
         assert done.exit_code == 0, done.output
         assert done.stderr.startswith(warning) and done.stderr.count("warning: plugin") == 1
         json.loads(done.stdout.splitlines()[-1] if args[0] == "ask" else done.stdout)  # stdout stays clean JSON
@@ -181,23 +183,21 @@ def shout(context: ToolContext, text: str) -> str:
 
 
 def test_a_tools_print_and_the_key_never_reach_json_stdout_the_model_or_the_store(
-    scripted_server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    model: ScriptedClient, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 17 (Low): a print() broke `--output json`; a result holding the key reached every reader."""
     from tests.cli.conftest import SECRET
 
     tools = tmp_path / "printing.py"
     tools.write_text(PRINTING_TOOLS, encoding="utf-8")
-    scripted_server.script = [tool_calls(("shout", {"text": "hi"})), text("HI"), judge_pass()]
+    model.script = [tool_calls(("shout", {"text": "hi"})), text("HI"), judge_pass()]
     monkeypatch.chdir(workspace)
-    done = RUNNER.invoke(
-        app, ["ask", "shout hi", "--output", "json", "--tools", str(tools)], env=cli_env(scripted_server)
-    )
+    done = RUNNER.invoke(app, ["ask", "shout hi", "--output", "json", "--tools", str(tools)], env=cli_env(model))
     assert done.exit_code == 0, done.output
     events = [json.loads(line) for line in done.stdout.splitlines()]  # every line is JSON
     (result,) = [event for event in events if event["type"] == "tool_result"]
     assert result["content"] == "HI with key ********\n[the tool printed]\ndebug: shouting hi"
     assert SECRET not in done.output
-    assert SECRET not in json.dumps(scripted_server.requests[1]["messages"])
+    assert SECRET not in json.dumps(model.requests[1]["messages"])
     database = Path(os.environ["AGENTCLI_HOME"]) / "sessions.db"
     assert database.exists() and SECRET.encode() not in database.read_bytes()

@@ -14,24 +14,23 @@ from agentcli import Agent, Allow, Deny, PendingCall
 from agentcli.config import Secret, Settings
 from agentcli.engine.policy import Decision
 from agentcli.events import CallDenied, ToolReturned
+from agentcli.llm.scripted import Reply, ScriptedClient, json_reply, text, tool_calls
 from agentcli.tools.core.tool import Tool
 from agentcli.tools.loading import load_tools
 from tests.support.agents import BUILTIN_NAMES
-from tests.support.scripted_server import Reply, ScriptedServer, json_reply, text, tool_calls
 
 SAMPLE = Path(__file__).with_name("user_tools") / "sample.py"
 MakeAgent = Callable[..., Agent]
 
 
 @pytest.fixture
-def make_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[MakeAgent]:
-    """`make_agent(tools=..., mode=..., before_call=...)`: an Agent on the scripted server, no judge."""
+def make_agent(llm: ScriptedClient, workspace: Path) -> Iterator[MakeAgent]:
+    """`make_agent(tools=..., mode=..., before_call=...)`: an Agent on the in-process model `llm`, no judge."""
     made: list[Agent] = []
 
     def make(*, mode: str = "native", **options: Any) -> Agent:
         settings = Settings(
             model="test-model",
-            base_url=scripted_server.base_url,
             api_key=Secret("sk-test"),
             workspace=workspace,
             judge=False,
@@ -39,7 +38,7 @@ def make_agent(scripted_server: ScriptedServer, workspace: Path) -> Iterator[Mak
             timeout=10.0,
             mode=mode,  # type: ignore[arg-type]
         )
-        made.append(Agent(settings, **options))
+        made.append(Agent(settings, client=llm, **options))
         return made[-1]
 
     yield make
@@ -73,11 +72,9 @@ def tool_messages(request: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.parametrize("mode", ["native", "react", "json"])
-def test_a_user_tool_file_works_in_every_mode(
-    scripted_server: ScriptedServer, make_agent: MakeAgent, mode: str
-) -> None:
+def test_a_user_tool_file_works_in_every_mode(llm: ScriptedClient, make_agent: MakeAgent, mode: str) -> None:
     step = STEPS[mode]
-    scripted_server.script = [
+    llm.script = [
         step("word_count", {"path": "notes.txt"}),
         step("describe", {"title": "t", "tags": ["a"], "corner": {"x": 1, "y": 2}}),
         FINAL[mode],
@@ -88,10 +85,10 @@ def test_a_user_tool_file_works_in_every_mode(
     assert [(r.name, r.is_error) for r in results] == [("word_count", False), ("describe", False)]
     assert results[0].content == "6"
     assert json.loads(results[1].content)["corner"] == {"x": 1, "y": 2}
-    last = tool_messages(scripted_server.requests[-1])
+    last = tool_messages(llm.requests[-1])
     assert "6" in last[0] and '"corner": {"x": 1, "y": 2}' in last[1]
     if mode == "native":
-        names = [tool["function"]["name"] for tool in scripted_server.requests[0]["tools"]]
+        names = [tool["function"]["name"] for tool in llm.requests[0]["tools"]]
         assert names == [
             *BUILTIN_NAMES,
             "word_count",
@@ -100,11 +97,11 @@ def test_a_user_tool_file_works_in_every_mode(
             "append_line",
         ]
     else:
-        assert "- word_count: Count the words" in scripted_server.requests[0]["messages"][0]["content"]
+        assert "- word_count: Count the words" in llm.requests[0]["messages"][0]["content"]
 
 
 def test_a_denied_call_is_answered_with_the_reason_and_the_run_goes_on(
-    scripted_server: ScriptedServer, make_agent: MakeAgent, workspace: Path
+    llm: ScriptedClient, make_agent: MakeAgent, workspace: Path
 ) -> None:
     seen: list[PendingCall] = []
 
@@ -112,7 +109,7 @@ def test_a_denied_call_is_answered_with_the_reason_and_the_run_goes_on(
         seen.append(call)
         return Deny("Not today.") if call.requires_approval else Allow()
 
-    scripted_server.script = [
+    llm.script = [
         tool_calls(("append_line", {"path": "log.txt", "line": "x"}), ("calculator", {"expr": "1+1"})),
         text("could not write"),
     ]
@@ -124,7 +121,7 @@ def test_a_denied_call_is_answered_with_the_reason_and_the_run_goes_on(
     assert seen[0].arguments == {"path": "log.txt", "line": "x"}  # validated: what runs if it is allowed
     denied = [event for event in result.events if isinstance(event, CallDenied)]
     assert [(d.name, d.reason) for d in denied] == [("append_line", "Not today.")]
-    tool_results = [m for m in scripted_server.requests[1]["messages"] if m["role"] == "tool"]
+    tool_results = [m for m in llm.requests[1]["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_results] == ["Not today.", "2"]  # every call answered, in order
     assert [e.type for e in result.events if e.type in ("tool_call", "call_denied", "tool_result")] == [
         "tool_call", "call_denied", "tool_result", "tool_call", "tool_result"
@@ -132,7 +129,7 @@ def test_a_denied_call_is_answered_with_the_reason_and_the_run_goes_on(
 
 
 def test_an_invalid_call_is_answered_with_what_is_valid_before_any_policy_is_asked(
-    scripted_server: ScriptedServer, make_agent: MakeAgent, workspace: Path
+    llm: ScriptedClient, make_agent: MakeAgent, workspace: Path
 ) -> None:
     asked: list[str] = []
 
@@ -140,7 +137,7 @@ def test_an_invalid_call_is_answered_with_what_is_valid_before_any_policy_is_ask
         asked.append(call.name)
         return Allow()
 
-    scripted_server.script = [
+    llm.script = [
         tool_calls(("append_line", {"path": "log.txt", "lien": "x"}), ("no_such_tool", {})),
         text("gave up"),
     ]
@@ -154,10 +151,10 @@ def test_an_invalid_call_is_answered_with_what_is_valid_before_any_policy_is_ask
 
 
 def test_a_call_with_side_effects_may_be_made_again(
-    scripted_server: ScriptedServer, make_agent: MakeAgent, workspace: Path
+    llm: ScriptedClient, make_agent: MakeAgent, workspace: Path
 ) -> None:
     same = {"path": "log.txt", "line": "tick"}
-    scripted_server.script = [
+    llm.script = [
         tool_calls(("append_line", same)),
         tool_calls(("append_line", same)),
         tool_calls(("word_count", {"path": "log.txt"})),
@@ -188,12 +185,12 @@ def test_tools_add_to_the_builtins_unless_they_are_dropped(make_agent: MakeAgent
 
 
 def test_ctrl_c_inside_the_policy_interrupts_the_run_and_leaves_no_trace(
-    scripted_server: ScriptedServer, make_agent: MakeAgent
+    llm: ScriptedClient, make_agent: MakeAgent
 ) -> None:
     def interrupted(call: PendingCall) -> Decision:
         raise KeyboardInterrupt
 
-    scripted_server.script = [tool_calls(("calculator", {"expr": "1+1"}))]
+    llm.script = [tool_calls(("calculator", {"expr": "1+1"}))]
     agent = make_agent(before_call=interrupted)
     with pytest.raises(KeyboardInterrupt):
         list(agent.events("add"))

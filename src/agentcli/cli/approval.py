@@ -19,8 +19,7 @@ from typing import IO, TYPE_CHECKING
 from agentcli.config import Settings
 from agentcli.engine.policy import Allow, Decision, Deny, PendingCall
 from agentcli.render.text import call_arguments, tool_name
-from agentcli.render.wrap import for_terminal
-from agentcli.text import visible
+from agentcli.text import FIELD_SEPARATOR, fields_wrapped, for_terminal, terminal_width, visible
 from agentcli.tools.builtin import BUILTIN_SOURCE
 from agentcli.tools.commands.allow import AllowRules
 
@@ -99,7 +98,7 @@ class Approval:
             return Deny(REFUSAL)
         preview = call.describe()
         if command is not None:
-            stderr.write(command_shown(command, preview or "", color=_colour(stderr)))
+            stderr.write(command_shown(command, preview or "", color=_colour(stderr), width=terminal_width(stderr)))
             always = "this exact command"
             what = "this command"
         else:
@@ -141,11 +140,12 @@ def diff_shown(diff: str, *, color: bool) -> str:
     return "\n".join(shown_lines) + "\n"
 
 
-def command_shown(command: str, preview: str, *, color: bool) -> str:
-    """A run_command call for the terminal: where and how it runs (the preview's first line), then the command
-    verbatim, line by line, each escaped (a newline in the command is a new line here too, nothing else can fake
-    a prompt)."""
-    header = visible(f"run_command {preview.partition(chr(10))[0]}".rstrip(), one_line=True)
+def command_shown(command: str, preview: str, *, color: bool, width: int | None = None) -> str:
+    """A run_command call for the terminal: where and how it runs (the preview's first line, broken between its
+    fields at `width`), then the command verbatim, line by line, each escaped (a newline in the command is a new
+    line here too, nothing else can fake a prompt)."""
+    fields = f"run_command {preview.partition(chr(10))[0]}".rstrip().split(FIELD_SEPARATOR)
+    header = fields_wrapped([visible(field, one_line=True) for field in fields], width)
     lines = [visible(line, one_line=True) for line in command.split("\n")]
     if color:
         lines = [f"\x1b[1m{line}\x1b[0m" for line in lines]
@@ -199,9 +199,10 @@ def ask(prompt: str, stdin: IO[str], stderr: IO[str]) -> str:
     """Show `prompt` and return the line typed after it, stripped. The prompt's line is ended however the
     answer ends: Enter, Ctrl-D, or Ctrl-C, which goes up as KeyboardInterrupt after the line break (from the
     moment the prompt is written: a quick Ctrl-C can come before the read), so that what the interrupt prints
-    starts on a line of its own rather than after `^C`."""
+    starts on a line of its own rather than after `^C`. On a terminal a long prompt wraps between words."""
+    question = prompt.rstrip(" ")
     try:
-        stderr.write(prompt)
+        stderr.write(for_terminal(question, stderr) + prompt[len(question) :])
         stderr.flush()
         answer = stdin.readline()
     except KeyboardInterrupt:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import sys
 from typing import Annotated
 
@@ -55,13 +54,14 @@ def ask(
         raise fail("error: the question holds bytes that are not valid text in this terminal's encoding", EXIT_USAGE)
     tools = options.extra_tools()
     from agentcli.cli.approval import Approval
-    from agentcli.cli.saving import make_agent
+    from agentcli.cli.saving import prepare_run
     from agentcli.cli.turn import answer_question
     from agentcli.render import make_renderer
 
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
-    approval = functools.partial(Approval, yes=options.yes, renderer=renderer)  # given the run's settings
-    with make_agent(options, lambda settings: approval(settings=settings), tools=tools) as agent:
+    run = prepare_run(options)
+    approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
+    with run.agent(approval, tools) as agent:
         if plan:
             from agentcli.cli.planning import plan_then_work
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_USAGE, fail, guarded
+from agentcli.config import workspace_root
 
 if TYPE_CHECKING:
     from agentcli.engine.session import Session
@@ -60,7 +61,7 @@ def undo(
     from agentcli.text import visible
 
     store, saved, session = _load(session_id)
-    root = workspace or Path(saved.summary.workspace)
+    root = workspace_root(workspace) if workspace is not None else Path(saved.summary.workspace)
     plan = undo_plan(session, root)
     if plan is None:
         raise fail(f"error: session {session.id} has no change left to undo", EXIT_USAGE)

@@ -27,19 +27,32 @@ from agentcli.errors import AgentError
 if TYPE_CHECKING:
     from agentcli.agent import Agent
     from agentcli.cli.approval import Approval
-    from agentcli.config import Settings
     from agentcli.events import Event
     from agentcli.render import Renderer
 
-HELP = """Commands:
-  /help    this text
-  /tools   the tools the model can call
-  /reset   forget the conversation so far
-  /context how full the model's context window is
-  /compact send the conversation compacted from the next question on (the session keeps it all)
-  /exit    leave (Ctrl-D does too)
-Anything else is a question. Several lines: end a line with \\ to go on on the next one; a pasted block of
-several lines is one question (sent on Enter). Ctrl-C cancels the current answer, not the session."""
+HELP = "\n".join(  # a paragraph is one line here: on a terminal it wraps between words at the terminal's width
+    [
+        "Commands:",
+        "  /help    this text",
+        "  /tools   the tools the model can call",
+        "  /reset   forget the conversation so far",
+        "  /context how full the model's context window is",
+        "  /compact send the conversation compacted from the next question on (the session keeps it all)",
+        "  /exit    leave (Ctrl-D does too)",
+        "Anything else is a question. Several lines: end a line with \\ to go on on the next one; a pasted block "
+        "of several lines is one question (sent on Enter). Ctrl-C cancels the current answer, not the session.",
+        "{judge}",
+    ]
+)
+
+JUDGE_ON = (
+    "The judge checks every answer with a second model call; `agent chat --no-judge`, or `judge = false` in the "
+    "config file, turns it off."
+)
+JUDGE_OFF = "The judge (a second model call that checks every answer) is off; `agent chat --judge` turns it on."
+
+AFTER_CANCEL = "ask it again, or ask something else"
+"""What a user can do once a turn is cancelled (`agent resume` is not it: the chat goes on without the turn)."""
 
 CONTINUED = "   … "
 """The prompt of a line that goes on the question of the line before (which ended in a backslash)."""
@@ -123,16 +136,12 @@ def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
     tools = options.extra_tools()
     from agentcli.cli.approval import Approval
-    from agentcli.cli.saving import make_agent
+    from agentcli.cli.saving import prepare_run
 
-    approvals: list[Approval] = []
-
-    def approve(settings: Settings) -> Approval:  # the settings are known once the session is found
-        approvals.append(Approval(yes=options.yes, settings=settings))
-        return approvals[-1]
-
-    with make_agent(options, approve, tools=tools) as agent:
-        _talk(agent, options, approvals[0])
+    run = prepare_run(options)
+    approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
+    with run.agent(approval, tools) as agent:
+        _talk(agent, options, approval)
     raise typer.Exit(EXIT_ANSWER)
 
 
@@ -143,7 +152,7 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
     settings = agent.settings
     kind = options.output_kind()
     from agentcli.render.text import visible
-    from agentcli.render.wrap import for_terminal
+    from agentcli.text import fields_wrapped, for_terminal, terminal_width
 
     def say(text: str) -> None:
         # Errors quote the server and the model: their control codes are shown, never obeyed. On a terminal, long
@@ -151,10 +160,12 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
         sys.stderr.write(for_terminal(visible(text), sys.stderr))
 
     opening = Header(agent.session.id or "", settings.mode, settings.model, settings.endpoint)
-    header = HeaderOnce(opening)
-    if sys.stdin.isatty():
-        saved = f" · session {opening.session_id}" if opening.session_id else ""
-        say(f"agentcli chat · model {settings.model} · mode {settings.mode} · → {settings.endpoint}{saved} · /help\n")
+    once = OncePerSession(opening)
+    if sys.stdin.isatty():  # a line of fields, as a run's first line: broken between fields, never inside one
+        saved = [f"session {opening.session_id}"] if opening.session_id else []
+        fields = ["agentcli chat", f"model {settings.model}", f"mode {settings.mode}", f"→ {settings.endpoint}"]
+        shown = [visible(field, one_line=True) for field in [*fields, *saved, "/help"]]
+        sys.stderr.write(fields_wrapped(shown, terminal_width(sys.stderr)) + "\n")
     for line in _lines():
         text = line.strip()
         if not text:
@@ -162,7 +173,7 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
         if text in ("/exit", "/quit"):
             break
         if text == "/help":
-            say(HELP + "\n")
+            say(HELP.format(judge=JUDGE_ON if settings.judge else JUDGE_OFF) + "\n")
         elif text == "/reset":
             agent.reset()
             say("conversation cleared\n")
@@ -177,11 +188,11 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
             say("that line holds bytes that are not valid text; nothing was sent\n")
         else:
             try:
-                header.renderer = make_renderer(kind, sys.stdout, sys.stderr)
-                approval.renderer = header.renderer if kind == "json" else header
+                once.renderer = make_renderer(kind, sys.stdout, sys.stderr, judge_hint=not once.judged, in_chat=True)
+                approval.renderer = once.renderer if kind == "json" else once
                 answer_question(agent, text, approval.renderer)
             except KeyboardInterrupt as exc:
-                say(f"\nturn cancelled {exc}; the conversation is as it was before it\n")
+                say(f"\nturn cancelled {exc} and taken back: the conversation is as it was before it; {AFTER_CANCEL}\n")
             except AgentError as exc:  # a bug or a refusal in one turn must not end the session
                 say(f"error: {exc}\n")
             except Exception as exc:
@@ -202,18 +213,21 @@ class Header:
     endpoint: str
 
 
-class HeaderOnce:
-    """A renderer that shows a run's header line (RunStarted) only when it says something new: once per
-    session, then again only after /reset (a new session) or when the protocol changed (auto fell back to
-    react). JSON output is not wrapped: every run there keeps its run_started event."""
+class OncePerSession:
+    """A renderer for what a chat says once, not at every turn: a run's header line (RunStarted) only when it
+    says something new (again only after /reset, a new session, or when the protocol changed: auto fell back
+    to react), and how to turn the judge off only with the session's first passing verdict. JSON output is not
+    wrapped: every run there keeps its run_started event."""
 
     def __init__(self, shown: Header) -> None:
         self.renderer: Renderer | None = None
         """The renderer of the current turn (a new one each turn)."""
+        self.judged = False
+        """A passing verdict was shown (with how to turn the judge off)."""
         self._shown = shown
 
     def handle(self, event: Event) -> None:
-        from agentcli.events import RunStarted
+        from agentcli.events import JudgeVerdict, RunStarted
 
         assert self.renderer is not None
         if isinstance(event, RunStarted):
@@ -221,6 +235,7 @@ class HeaderOnce:
             if now == self._shown:
                 return
             self._shown = now
+        self.judged = self.judged or (isinstance(event, JudgeVerdict) and event.passed)
         self.renderer.handle(event)
 
     def close(self) -> None:

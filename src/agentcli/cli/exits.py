@@ -50,7 +50,7 @@ def fail(message: str, code: int) -> typer.Exit:
     refuses the message (a full disk) must not turn the exit into a traceback.
     """
     from agentcli.render.text import visible  # here, not at the top: `agent --help` stays lean
-    from agentcli.render.wrap import for_terminal
+    from agentcli.text import for_terminal
 
     with contextlib.suppress(OSError):
         sys.stderr.write(for_terminal(visible(message.rstrip()), sys.stderr) + "\n")

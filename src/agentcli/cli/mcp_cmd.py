@@ -5,13 +5,12 @@ directory as the workspace), listed, and stopped."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from agentcli.cli.exits import guarded
-from agentcli.text import json_text, visible
+from agentcli.text import for_terminal, json_text, visible, warn_line
 
 if TYPE_CHECKING:
     from agentcli.config.tables import McpServer
@@ -32,7 +31,7 @@ def list_servers(
 
     Exit codes: 0 every server started (or none is configured), 1 some did not, 2 a malformed configuration file.
     """
-    from agentcli.config import config_path, load_config
+    from agentcli.config import config_path, load_config, workspace_root
 
     servers = dict(load_config().mcp)
     if not servers:
@@ -50,7 +49,7 @@ def list_servers(
 
     notes: list[str] = []
     isolation = server_isolation()
-    started = McpServers(in_workspace(servers, Path.cwd()), warn=notes.append)
+    started = McpServers(in_workspace(servers, workspace_root()), warn=notes.append)
     try:
         tools = started.start()
         report = [
@@ -62,10 +61,11 @@ def list_servers(
     if as_json:
         sys.stdout.write(json_text(report, indent=2) + "\n")
     else:
-        sys.stdout.write("\n".join(_lines(entry) for entry in report))
+        # a server's line names its log and its problem: on a terminal, wrapped between words, never inside one
+        sys.stdout.write(for_terminal("\n".join(_lines(entry) for entry in report), sys.stdout))
         for note in notes:
             if "could not start" not in note:
-                sys.stderr.write(f"warning: {visible(note, one_line=True)}\n")
+                warn_line(note)
     if started.failures:
         raise typer.Exit(1)
 

@@ -19,12 +19,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_type_hin
 
 import typer
 
-from agentcli.config import ROWS, TABLE, ConfigFile, SavedSession, Settings, load_settings
+from agentcli.config import ROWS, TABLE
 from agentcli.config.table import Setting
 from agentcli.modes import ModeName
 
 if TYPE_CHECKING:
-    from agentcli.store.saved import Summary
     from agentcli.tools.core.tool import Tool
 
 OutputName = Literal["rich", "plain", "json"]
@@ -104,17 +103,6 @@ class RunOptions:
             show_default=False,
         ),
     ] = None
-
-    def settings(self, saved: Summary | None = None, config: ConfigFile | None = None) -> Settings:
-        """Settings from these options > the saved session's model and base URL (resume, --continue,
-        --session) > the environment > `.env` > the config file (`config`: default read now); a model must be
-        configured."""
-        session = None if saved is None else SavedSession(saved.model, saved.base_url, Path(saved.workspace))
-        return load_settings(config=config, session=session, **self.given).require_model()
-
-    def with_flag(self, name: str, value: object) -> RunOptions:
-        """These options, as if the setting `name` had been given as `value`."""
-        return dataclasses.replace(self, given={**self.given, name: value})
 
     def extra_tools(self) -> list[Tool]:
         """The tools of installed plugins and of the --tools files (a broken one is a usage error, exit 2)."""

@@ -4,14 +4,13 @@ text modes the tools and their protocol)."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
-from agentcli.config import Settings, load_config, mask_known_keys
+from agentcli.config import Settings, load_config, mask_known_keys, workspace_root
 
 
 @guarded
@@ -32,11 +31,10 @@ def prompt(
     from agentcli.text import visible
     from agentcli.tools.builtin import builtin_tools
 
-    root = workspace or Path.cwd()
-    settings = Settings(mode=mode, workspace=root)
+    settings = Settings(mode=mode, workspace=workspace_root(workspace))
     tools = builtin_tools(settings=settings)
     if read_only:
         tools.drop_changing()
-    base = system_prompt(BASE_SYSTEM_PROMPT, root, instructions=not no_instructions)
+    base = system_prompt(BASE_SYSTEM_PROMPT, settings.workspace, instructions=not no_instructions)
     text = make_adapter("react" if mode == "auto" else mode, tools).system_prompt(base, tools)
     sys.stdout.write(visible(mask_known_keys(text, load_config())) + "\n")

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from agentcli.cli.exits import EXIT_USAGE, fail, guarded, outcome
+from agentcli.cli.exits import guarded, outcome
 from agentcli.cli.options import RunOptions, with_run_options_but
-from agentcli.config import load_config
 
 
 @guarded
@@ -34,39 +32,14 @@ def resume(
     last run finished), 3 an answer printed but not verified (the judge rejected it, or plan steps were left
     open), 130 interrupted.
     """
-    from agentcli.cli.saving import find_session, named_reference, open_store, recorder
-    from agentcli.store.loading import last_status, to_session
-
-    _, reference = named_reference(options, session_id)
-    store = open_store()
-    saved = find_session(store, reference)
-    summary = saved.summary
-    if last_status(saved) == "finished":
-        raise fail(
-            f"error: the last run of session {summary.id} finished; nothing to resume. To go on in its memory: "
-            f'agent ask --session {summary.id} "..."',
-            EXIT_USAGE,
-        )
-    if "workspace" not in options.given and Path(summary.workspace).is_dir():
-        options = options.with_flag("workspace", Path(summary.workspace))
-    config = load_config()
-    settings = options.settings(summary, config)  # its own model and server, unless --model / --base-url
-    from agentcli.agent import Agent
     from agentcli.cli.approval import Approval
+    from agentcli.cli.saving import prepare_run
     from agentcli.cli.turn import finish
     from agentcli.render import make_renderer
 
-    saving = recorder(settings, options, store)
-    streaming: bool | None = options.given.get("stream")  # None: as the session was
-    session = to_session(saved, keep_last=True, streaming=streaming)
-    if streaming is not None and session.runs:  # --no-stream for a server that turned out unable to stream
-        session.runs[-1].streaming = streaming
-    if saving is not None:
-        saving.adopt(session)  # a run another process is still running is never resumed
+    run = prepare_run(options, resume=True, session_id=session_id)
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
-    approval = Approval(yes=options.yes, renderer=renderer, settings=settings)
-    servers = dict(config.mcp)
-    with Agent(settings, options.extra_tools(), before_call=approval, recorder=saving, mcp=servers) as agent:
-        final = finish(agent.resume(session), renderer)
-    store.close()
+    approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
+    with run.agent(approval, options.extra_tools()) as agent:
+        final = finish(agent.resume(), renderer)
     raise typer.Exit(outcome(final))

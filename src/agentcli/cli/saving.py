@@ -1,30 +1,31 @@
-"""What `ask`, `chat` and `resume` share about sessions: the recorder that saves them (unless --no-save), and
-the saved session that --continue / --session names. The store is imported only when it is used."""
+"""How `ask`, `chat` and `resume` build their run: their options made into the builder's RunSpec (agentcli/
+builder.py), what the terminal is told about the session found, and the saved sessions other commands name.
+The store is imported only when it is used."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentcli.cli.exits import EXIT_USAGE, fail
 from agentcli.cli.options import RunOptions
-from agentcli.config import Settings, load_config
+from agentcli.config import Settings
+from agentcli.text import warn_line
 
 if TYPE_CHECKING:
-    from agentcli.agent import Agent
-    from agentcli.engine.policy import BeforeCall
+    from agentcli.builder import ClientFactory, RunSetup
     from agentcli.store.db import Store
-    from agentcli.store.recorder import SessionRecorder
     from agentcli.store.saved import Saved
+
+chat_client: ClientFactory | None = None
+"""Where the commands get their model: None, the OpenAI-compatible client the settings name. In-process tests
+put a ScriptedClient's factory here (tests/cli/conftest.py), as httpx's MockTransport stands in for the network."""
 
 
 def warn(message: str) -> None:
     """A store failure during a run: one line, and the run goes on."""
-    sys.stderr.write(f"warning: {message}; the run goes on unsaved\n")
-    sys.stderr.flush()
+    warn_line(f"{message}; the run goes on unsaved")
 
 
 def open_store() -> Store:
@@ -34,33 +35,54 @@ def open_store() -> Store:
     return Store.open()
 
 
-def find_session(store: Store, reference: str | None, workspace: Path | None = None) -> Saved:
-    """The session `reference` names (None: the latest, of `workspace` when given); an unknown one is a usage
-    error."""
+def find_session(store: Store, reference: str | None) -> Saved:
+    """The session `reference` names (None: the latest); an unknown one is a usage error."""
     from agentcli.store.db import UnknownSession
 
-    place = None if workspace is None else str(workspace.resolve())
     try:
-        return store.load(store.resolve(reference, workspace=place))
+        return store.load(store.resolve(reference))
     except UnknownSession as exc:
         raise fail(f"error: {exc}", EXIT_USAGE) from None
 
 
-def recorder(settings: Settings, options: RunOptions, store: Store | None = None) -> SessionRecorder | None:
-    """What saves the agent's sessions, or None with --no-save. The store opens at the first save."""
-    if options.no_save:
-        return None
-    from agentcli.store.db import Store
-    from agentcli.store.recorder import SessionRecorder
+def prepare_run(options: RunOptions, *, resume: bool = False, session_id: str | None = None) -> RunSetup:
+    """The run the options ask for (`resume`: finishing the last run of session `session_id`, or of the latest):
+    its settings, and the saved session --continue / --session names, under its lease; the terminal is told
+    which session goes on. A session that is not there is a usage error."""
+    from agentcli.builder import NothingToResume, RunSpec, prepare
+    from agentcli.store.db import UnknownSession
 
-    return SessionRecorder(
-        (lambda: store) if store is not None else Store.open,
-        model=settings.model,
-        endpoint=settings.endpoint,
-        workspace=settings.workspace,
-        warn=warn,
-        base_url=settings.saved_base_url,
-    )
+    named, reference = named_reference(options, session_id)
+    spec = RunSpec(
+        options.given, session=reference, latest=named and reference is None, resume=resume,
+        save=not options.no_save, client=chat_client, warn=warn,
+    )  # fmt: skip
+    try:
+        setup = prepare(spec)
+    except UnknownSession as exc:
+        raise fail(f"error: {exc}", EXIT_USAGE) from None
+    except NothingToResume as exc:
+        hint = f'To go on in its memory: agent ask --session {exc.session_id} "..."'
+        raise fail(f"error: {exc}. {hint}", EXIT_USAGE) from None
+    if not resume:
+        _said(setup, options)
+    return setup
+
+
+def _said(setup: RunSetup, options: RunOptions) -> None:
+    """The notes before a new question: nothing recorded for undo, the session that goes on, its run left out."""
+    from agentcli.store.loading import UNFINISHED, last_status
+
+    _note_no_save(setup.settings, options)
+    saved = setup.saved
+    if saved is None:
+        return
+    say_continuing(saved)
+    if last_status(saved) in UNFINISHED:
+        sys.stderr.write(
+            f"note: the unfinished last run of session {saved.summary.id} is left out "
+            f"(agent resume {saved.summary.id} would have finished it)\n"
+        )
 
 
 RECAP_CHARS = 400
@@ -95,49 +117,6 @@ def named_reference(options: RunOptions, argument: str | None = None) -> tuple[b
         raise fail(f"error: {argument!r} and --session {options.session!r} name two sessions; give one", EXIT_USAGE)
     reference = argument if argument is not None else options.session
     return reference is not None or options.continue_, reference
-
-
-def make_agent(options: RunOptions, approve: Callable[[Settings], BeforeCall], **extra: Any) -> Agent:
-    """An Agent that saves its session, in the memory of the saved session --continue / --session names (and
-    with its model and base URL unless --model / --base-url are given). `approve(settings)` makes the agent's
-    `before_call` once the settings are known; `extra` goes to Agent() as it is (tools, a client...); the
-    configuration file's MCP servers come too."""
-    from agentcli.agent import Agent
-
-    config = load_config()
-    extra.setdefault("mcp", dict(config.mcp))
-    named, reference = named_reference(options)
-    if not named:
-        settings = options.settings(config=config)
-        _note_no_save(settings, options)
-        return Agent(settings, recorder=recorder(settings, options), before_call=approve(settings), **extra)
-    from agentcli.store.loading import UNFINISHED, last_status, to_session
-
-    store = open_store()
-    try:
-        here = None if reference is not None else (options.given.get("workspace") or Path.cwd())
-        saved = find_session(store, reference, here)
-        settings = options.settings(saved.summary, config)
-    except BaseException:
-        store.close()
-        raise
-    _note_no_save(settings, options)
-    say_continuing(saved)
-    saving = recorder(settings, options, store)
-    # The options speak for the new runs; what an `auto` session learnt (react) still holds.
-    session = to_session(saved, keep_last=False, mode=settings.mode, streaming=settings.stream)
-    if saving is None:
-        store.close()
-    else:
-        saving.adopt(session)  # before anything runs: a session another process is running is refused here
-    agent = Agent(settings, recorder=saving, before_call=approve(settings), **extra)
-    agent.session = session
-    if last_status(saved) in UNFINISHED:
-        sys.stderr.write(
-            f"note: the unfinished last run of session {saved.summary.id} is left out "
-            f"(agent resume {saved.summary.id} would have finished it)\n"
-        )
-    return agent
 
 
 def _note_no_save(settings: Settings, options: RunOptions) -> None:

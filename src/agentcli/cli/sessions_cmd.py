@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from agentcli.cli.exits import EXIT_USAGE, fail, guarded
-from agentcli.text import excerpt, json_text, visible
+from agentcli.config import workspace_root
+from agentcli.text import excerpt, json_text, visible, warn_line
 
 if TYPE_CHECKING:
     from agentcli.store.db import Store
@@ -51,8 +52,7 @@ def list_sessions(
     """List the saved sessions, the most recently active first."""
     if here and workspace is not None:
         raise fail("error: --here and --workspace name two directories; give one", EXIT_USAGE)
-    place = workspace if workspace is not None else Path.cwd() if here else None
-    where = None if place is None else str(place.expanduser().resolve())
+    where = str(workspace_root(workspace)) if here or workspace is not None else None
     store = _existing_store()
     summaries = store.summaries(limit or None, workspace=where) if store is not None else []
     full = store is not None and len(summaries) == limit
@@ -85,7 +85,7 @@ def show(session_id: SessionId, as_json: AsJson = False) -> None:
 def _tell_damage(store: Store | None) -> None:
     """One line on stderr for each damaged row the store skipped."""
     for note in store.damaged if store is not None else ():
-        sys.stderr.write(visible(f"warning: {note}", one_line=True) + "\n")
+        warn_line(note)
 
 
 @sessions_app.command("rm")

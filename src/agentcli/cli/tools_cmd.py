@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
-from agentcli.config import Settings, load_config, mask_known_keys
+from agentcli.config import Settings, load_config, mask_known_keys, workspace_root
 from agentcli.modes import ModeName
 from agentcli.text import json_text, visible, warn_line
 
@@ -43,7 +42,7 @@ def list_tools(
     from agentcli.tools.builtin import builtin_tools
     from agentcli.tools.loading import load_tools
 
-    settings = Settings(mode=mode, workspace=workspace or Path.cwd())  # no model needed: the environment is not read
+    settings = Settings(mode=mode, workspace=workspace_root(workspace))  # no model needed: the environment is not read
     extra = load_tools(files or ())
     tools = builtin_tools(settings=settings)
     for tool in extra:

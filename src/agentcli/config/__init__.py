@@ -1,6 +1,6 @@
 """Configuration: the table of settings and where their values come from.
 
-paths.py     where the config file and the data directory are
+paths.py     where the config file and the data directory are; the workspace's one form
 urls.py      base URLs: usable ones, the host shown, the form a session keeps
 secret.py    the API key as a Secret, and the one policy that masks it
 table.py     what a row of the table says; the kinds of value and the checks
@@ -13,7 +13,7 @@ loading.py   load_settings: the precedence, and the rules for aliases, sessions 
 
 from agentcli.config.file import NO_FILE, Alias, ConfigFile, load_config
 from agentcli.config.loading import SavedSession, load_settings, mask_known_keys
-from agentcli.config.paths import config_path, data_home
+from agentcli.config.paths import config_path, data_home, workspace_root
 from agentcli.config.secret import MASK, Secret
 from agentcli.config.settings import ROWS, TABLE, Settings
 
@@ -32,4 +32,5 @@ __all__ = [
     "load_config",
     "load_settings",
     "mask_known_keys",
+    "workspace_root",
 ]

@@ -1,5 +1,6 @@
 """Where agentcli's own files are: the configuration file and the data directory (sessions, history, MCP logs),
-whether or not they exist. Both here, because the command sandbox hides both from commands."""
+whether or not they exist (both here, because the command sandbox hides both from commands); and the one form of
+a workspace's path."""
 
 from __future__ import annotations
 
@@ -28,3 +29,10 @@ def data_home() -> Path:
     data = os.environ.get("XDG_DATA_HOME", "").strip()
     base = Path(data).expanduser() if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
     return base / "agentcli"
+
+
+def workspace_root(given: Path | str | None = None) -> Path:
+    """The workspace a command works in: `given` (--workspace), else the current directory; `~` expanded,
+    absolute, symlinks resolved. The one form a workspace has: Settings hold it, sessions are saved and found by
+    it (`--continue` picks the latest of this one)."""
+    return Path(given or Path.cwd()).expanduser().resolve()

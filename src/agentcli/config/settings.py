@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agentcli.config.paths import workspace_root
 from agentcli.config.secret import NO_KEY, Secret
 from agentcli.config.table import (
     MODE,
@@ -116,7 +117,7 @@ class Settings:
         for row in TABLE:
             checked = row.read(getattr(self, row.name), row.names())
             object.__setattr__(self, row.name, checked)
-        object.__setattr__(self, "workspace", self.workspace.resolve())
+        object.__setattr__(self, "workspace", workspace_root(self.workspace))
 
     @property
     def endpoint(self) -> str:

@@ -7,6 +7,9 @@ and every assistant tool call must be answered once, in order, before anything e
 else). `check` adds a check of the caller's (the tests pass the request schema). A refused request raises
 ScriptViolation, an AssertionError the engine does not catch, so the test fails where the bug is.
 
+The reply builders below (text, tool_calls, json_reply, judge_pass, judge_fail) are the one way tests say what
+the model answers: the scripted HTTP server (tests/support/scripted_server.py) sends the same replies on the wire.
+
     client = ScriptedClient([tool_calls(("calculator", {"expr": "6*7"})), text("42")])
     Agent(settings, client=client).run("what is 6 times 7?")
     client.requests[1]["messages"][-1]  # the tool result the model saw
@@ -24,7 +27,7 @@ from agentcli.llm.diagnosis import context_full_message
 from agentcli.llm.types import ChatRequest, Completion, Message, TextDelta, ToolCall, Usage
 
 DEFAULT_USAGE = Usage(10, 5, 2)
-PIECE = 4  # characters per streamed delta, as the scripted HTTP server sends them
+PIECE = 4  # characters per streamed delta, here and on the scripted HTTP server's wire
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ Responder: TypeAlias = Callable[[ChatRequest], Reply]
 Script: TypeAlias = Responder | Sequence[Reply | Responder]
 Check: TypeAlias = Callable[[ChatRequest], str | None]
 CallSpec: TypeAlias = tuple[str, Mapping[str, Any] | str] | tuple[str, Mapping[str, Any] | str, str]
+UsageSpec: TypeAlias = Usage | tuple[int, int, int] | None
+"""A reply's usage: a Usage, or (prompt_tokens, completion_tokens, cached_tokens); None: the server reports none."""
 
 
 class ScriptViolation(AssertionError):
@@ -117,6 +122,8 @@ class ScriptedClient:
         else:
             self._refuse(f"request #{number}: the script is exhausted (it had {len(self._script)} replies)")
         reply = step(wire) if callable(step) else step
+        if not isinstance(reply, Completion | Failure):
+            self._refuse(f"request #{number}: the script gave {reply!r}, not a Completion or a Failure")
         if isinstance(reply, Failure) and reply.kind is ToolsUnsupportedError and "tools" not in wire:
             self._refuse(f"request #{number}: the script rejects `tools`, but the request carries none")
         if isinstance(reply, Completion) and any(not call.id for call in reply.tool_calls):
@@ -156,12 +163,19 @@ def pairing_problem(messages: Sequence[Message]) -> str | None:
 # -- replies --
 
 
-def text(content: str, *, usage: Usage = DEFAULT_USAGE, finish_reason: str = "stop") -> Completion:
+def usage_of(spec: UsageSpec) -> Usage:
+    """The Usage a UsageSpec stands for."""
+    if spec is None:
+        return Usage.not_reported()
+    return spec if isinstance(spec, Usage) else Usage(*spec)
+
+
+def text(content: str, *, usage: UsageSpec = DEFAULT_USAGE, finish_reason: str = "stop") -> Completion:
     """An assistant text answer."""
-    return Completion(content, usage=usage, finish_reason=finish_reason)
+    return Completion(content, usage=usage_of(usage), finish_reason=finish_reason)
 
 
-def tool_calls(*calls: CallSpec, content: str = "", usage: Usage = DEFAULT_USAGE) -> Completion:
+def tool_calls(*calls: CallSpec, content: str = "", usage: UsageSpec = DEFAULT_USAGE) -> Completion:
     """Tool calls: (name, arguments) or (name, arguments, id); a mapping is JSON-dumped, a str sent as is."""
     if not calls:
         raise ValueError("tool_calls() needs at least one (name, arguments) pair")
@@ -173,22 +187,22 @@ def tool_calls(*calls: CallSpec, content: str = "", usage: Usage = DEFAULT_USAGE
         )
         for call in calls
     )
-    return Completion(content, made, usage, "tool_calls")
+    return Completion(content, made, usage_of(usage), "tool_calls")
 
 
-def json_reply(obj: Any, *, usage: Usage = DEFAULT_USAGE) -> Completion:
+def json_reply(obj: Any, *, usage: UsageSpec = DEFAULT_USAGE) -> Completion:
     """An assistant text answer whose content is json.dumps(obj)."""
     return text(json.dumps(obj), usage=usage)
 
 
-def judge_pass() -> Completion:
+def judge_pass(*, usage: UsageSpec = DEFAULT_USAGE) -> Completion:
     """The judge's verdict `{"passed": true, "missing": ""}`."""
-    return json_reply({"passed": True, "missing": ""})
+    return json_reply({"passed": True, "missing": ""}, usage=usage)
 
 
-def judge_fail(missing: str) -> Completion:
+def judge_fail(missing: str, *, usage: UsageSpec = DEFAULT_USAGE) -> Completion:
     """The judge's verdict `{"passed": false, "missing": missing}`."""
-    return json_reply({"passed": False, "missing": missing})
+    return json_reply({"passed": False, "missing": missing}, usage=usage)
 
 
 def error(message: str, *, status: int | None = None) -> Failure:

@@ -19,6 +19,8 @@ import time
 from typing import Any, TypeGuard
 from urllib.parse import urlsplit, urlunsplit
 
+from agentcli.config import Settings
+
 ASK_TIMEOUT = 2.0
 """Seconds one question may take: the answer only refines a default, and a run must not wait for it."""
 MAX_ANSWER_BYTES = 1_000_000
@@ -26,6 +28,14 @@ MAX_ANSWER_BYTES = 1_000_000
 
 _known: dict[tuple[str, str], int | None] = {}
 _lock = threading.Lock()
+
+
+def window_of(settings: Settings) -> int | None:
+    """The window the endpoint says it serves, when none was given and the endpoint is not OpenAI's own (whose
+    models the table knows, and whose /models says nothing of windows): asked once per endpoint, never failing."""
+    if settings.context_window is not None or settings.base_url is None:
+        return None
+    return served_window(settings.base_url, settings.model, settings.api_key.reveal())
 
 
 def served_window(base_url: str, model: str, api_key: str = "", *, timeout: float = ASK_TIMEOUT) -> int | None:

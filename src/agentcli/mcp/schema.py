@@ -72,20 +72,23 @@ def parameters(input_schema: object) -> dict[str, Any]:
 
 def validator(schema: dict[str, Any]) -> Any:
     """A function `check(arguments) -> problem | None` for this schema; a schema jsonschema cannot use checks
-    nothing (the server still checks its own arguments)."""
+    nothing (the server still checks its own arguments). A `$ref` is followed only inside the schema: an empty
+    registry, or jsonschema would fetch any URL a server names (and fail the call on one it cannot)."""
     from jsonschema import exceptions, validators
+    from referencing import Registry
+    from referencing.exceptions import Unresolvable
 
     try:
         cls = validators.validator_for(schema)
         cls.check_schema(schema)
-        checker = cls(schema)
+        checker = cls(schema, registry=Registry())
     except (exceptions.SchemaError, exceptions.UnknownType, TypeError, ValueError):
         return lambda arguments: None
 
     def check(arguments: dict[str, Any]) -> str | None:
         try:
             errors = sorted(checker.iter_errors(arguments), key=lambda e: list(e.path))
-        except RecursionError:  # a `$ref` that leads back to itself on the same value (`{"$ref": "#"}`)
+        except (RecursionError, Unresolvable):  # a `$ref` back to itself (`{"$ref": "#"}`), or to elsewhere
             return None
         problems = [_problem(error) for error in errors]
         return "; ".join(problems[:5]) or None

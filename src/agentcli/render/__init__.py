@@ -15,8 +15,10 @@ class Renderer(Protocol):
     def close(self) -> None: ...
 
 
-def make_renderer(kind: str, out: IO[str], err: IO[str]) -> Renderer:
-    """`rich`, `plain` or `json`; the answer goes to `out`, everything else to `err` (JSON lines all to `out`)."""
+def make_renderer(kind: str, out: IO[str], err: IO[str], *, judge_hint: bool = True, in_chat: bool = False) -> Renderer:
+    """`rich`, `plain` or `json`; the answer goes to `out`, everything else to `err` (JSON lines all to `out`).
+    `judge_hint`: the first passing verdict says how to turn the judge off (chat says it once a session).
+    `in_chat`: a turn of `agent chat`, where an interrupted turn is taken back, so no `agent resume` for it."""
     if kind == "json":
         from agentcli.render.jsonl import JsonLinesRenderer
 
@@ -24,7 +26,7 @@ def make_renderer(kind: str, out: IO[str], err: IO[str]) -> Renderer:
     if kind == "plain":
         from agentcli.render.plain import PlainRenderer
 
-        return PlainRenderer(out, err)
+        return PlainRenderer(out, err, judge_hint=judge_hint, in_chat=in_chat)
     from agentcli.render.pretty import RichRenderer
 
-    return RichRenderer(out, err)
+    return RichRenderer(out, err, judge_hint=judge_hint, in_chat=in_chat)

@@ -15,12 +15,17 @@ from agentcli.render import text as shown
 
 
 def tool_panel(result: ev.ToolReturned, call: ev.ToolCalled | None) -> Panel:
-    """A call's arguments, the head of its result, and the diff it applied; its size and time below."""
+    """A call's arguments (none: no line), the head of its result, and the diff it applied; its size and time
+    below. Each thing once: a change is shown by its diff, not again as the arguments' text and the region of
+    the file the result quotes."""
     body = Text()
-    if call is not None:
-        body.append(shown.visible(shown.call_arguments(call.arguments)) + "\n", style="cyan")
+    leave_out = shown.DIFF_SHOWS if result.diff else frozenset()
+    arguments = shown.call_arguments(call.arguments, leave_out) if call is not None else ""
+    if arguments:
+        body.append(shown.visible(arguments) + "\n", style="cyan")
     style = "yellow" if result.skipped else "red" if result.is_error else ""
-    body.append(shown.visible(shown.preview(result.content, result.name)), style=style)
+    said = shown.change_said(result.content) if result.diff else shown.preview(result.content, result.name)
+    body.append(shown.visible(said), style=style)
     for line in result.diff.splitlines():  # what the call changed on disk, as a unified diff
         colour = "green" if line.startswith("+") else "red" if line.startswith("-") else ""
         body.append("\n" + shown.visible(line), style="cyan" if line.startswith("@@") else colour)

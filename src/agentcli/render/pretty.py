@@ -29,12 +29,15 @@ from agentcli import events as ev
 from agentcli.render import panels
 from agentcli.render import text as shown
 from agentcli.render.answer import print_answer
+from agentcli.text import fields_wrapped
 
 
 class RichRenderer:
-    def __init__(self, out: IO[str], err: IO[str]) -> None:
+    def __init__(self, out: IO[str], err: IO[str], *, judge_hint: bool = True, in_chat: bool = False) -> None:
         self._out_file = out
         self._err = Console(file=err, highlight=False)
+        self._in_chat = in_chat
+        """A chat turn (see make_renderer): an interrupted one is taken back, not to be resumed."""
         self._live: Live | None = None
         self._step_open = False
         self._title = ""
@@ -47,11 +50,23 @@ class RichRenderer:
         self._calls: dict[str, ev.ToolCalled] = {}
         self._denied: set[str] = set()
         self._progress: Live | None = None
+        self._report: ev.ToolProgress | None = None
+        """The last report of the tool running now (None once its result has come)."""
+        self._calling: str | None = None
+        """The call running now (until its result)."""
+        self._planned: str | None = None
+        """The call running now, when its plan has been shown: its result panel would show the steps again."""
+        self._judge_hint = judge_hint
+        """Whether the next verdict line says how to turn the judge off (see make_renderer)."""
+        self._judge_note = ""
+        """What the last passing verdict line said of the answer going through unchecked."""
 
     def handle(self, event: ev.Event) -> None:
         match event:
             case ev.RunStarted() as started:
-                self._line(shown.headline(started), style="dim")  # chat passes on only its first (HeaderOnce)
+                fields = [shown.visible(field, one_line=True) for field in shown.headline(started)]
+                # broken between fields only (chat passes on only its first: OncePerSession): soft_wrap, as laid out
+                self._err.print(Text(fields_wrapped(fields, self._err.width), style="dim"), soft_wrap=True)
             case ev.StepStarted(step=step, max_steps=limit):
                 self._settle()
                 self._title = f"THINKING · step {step}/{limit}"
@@ -72,6 +87,7 @@ class RichRenderer:
                     self._redraw()
             case ev.ToolCalled() as call:
                 self._calls[call.call_id] = call
+                self._calling = call.call_id
             case ev.CallDenied(call_id=call_id, name=name, reason=reason):
                 self._settle()
                 self._denied.add(call_id)
@@ -80,11 +96,13 @@ class RichRenderer:
                 self._show_progress(progress)
             case ev.ToolReturned() as result:
                 self._end_progress()
+                self._report = None
                 self._settle()
                 made = self._calls.pop(result.call_id, None)
+                planned, self._calling, self._planned = self._planned == result.call_id, None, None
                 if result.call_id in self._denied:  # the refusal was the line above: once is enough
                     self._denied.discard(result.call_id)
-                else:
+                elif not planned:  # a call that changed the plan is shown by the PLAN panel above
                     self._err.print(panels.tool_panel(result, made))
             case ev.StepRetried(reason=reason):
                 self._text += shown.visible(f"\n[{reason} Asking again; this text is void.]")
@@ -107,7 +125,7 @@ class RichRenderer:
                 self._err.print(panels.notice("MODE", body, "yellow"))
             case ev.AnswerReady(answer=answer, warning=warning):
                 self._answered(answer)
-                if warning:
+                if warning := shown.unsaid(warning, self._judge_note):
                     self._line(f"warning: {warning}", style="yellow")
                 print_answer(answer, self._out_file)
             case ev.RunFailed(reason=reason):
@@ -117,14 +135,17 @@ class RichRenderer:
                 self._line(f"COMPACT · {shown.compaction(compacted)}", style="yellow")
             case ev.PlanUpdated(steps=steps, explanation=explanation):
                 self._settle()
+                self._planned = self._calling  # the call that made this plan (None: a plan the run started with)
                 self._err.print(panels.plan_panel(steps, explanation))
             case ev.RunFinished() as final:
+                if final.status == "interrupted":
+                    self._progress_stopped()
                 self._settle()  # an interrupted step leaves its panel open
                 self._line(shown.summary(final), style="dim")
                 if final.answer is not None and not final.verified:
                     self._line(f"not verified: {final.unverified}", style="yellow")
-                if shown.resume_hint(final):
-                    self._line(shown.resume_hint(final), style="dim")
+                if hint := shown.resume_hint(final, interrupt_taken_back=self._in_chat):
+                    self._line(hint, style="dim")
 
     def close(self) -> None:
         self._end_progress()
@@ -140,16 +161,13 @@ class RichRenderer:
         """A running tool (run_command): a live TOOL panel with its arguments, the time so far and the last lines
         of its output, redrawn as reports come; only on a terminal (elsewhere the result panel says it all). The
         spinner is under the panel, not in it, for the reason the module docstring gives (Ctrl-C's `^C`)."""
+        self._report = progress
         if not self._err.is_terminal:
             return
-        call = self._calls.get(progress.call_id)
-        body = Text(shown.visible(shown.call_arguments(call.arguments) if call else ""), style="cyan")
-        for line in progress.tail:
-            body.append("\n" + shown.visible(line, one_line=True)[: self._err.width], style="dim")
-        title = panels.text(f"TOOL · {shown.tool_name(progress.name)}")
         view = Group(
-            Panel(body, title=title, title_align="left", border_style="blue"),
-            Spinner("dots", text=panels.text(shown.progress_facts(progress), style="dim")),
+            self._progress_panel(progress, border="blue"),
+            # broken between fields only, as the first line; the spinner takes two columns
+            Spinner("dots", text=Text(fields_wrapped(shown.progress_facts(progress), self._err.width - 2), "dim")),
         )
         if self._progress is None:
             self._progress = Live(view, console=self._err, refresh_per_second=8, transient=True)
@@ -157,11 +175,30 @@ class RichRenderer:
         else:
             self._progress.update(view, refresh=True)
 
+    def _progress_panel(self, progress: ev.ToolProgress, *, border: str) -> Panel:
+        call = self._calls.get(progress.call_id)
+        body = Text(shown.visible(shown.call_arguments(call.arguments) if call else ""), style="cyan")
+        for line in progress.tail:
+            body.append(("\n" if body else "") + shown.visible(line, one_line=True)[: self._err.width], style="dim")
+        title = panels.text(f"TOOL · {shown.tool_name(progress.name)}")
+        return Panel(body, title=title, title_align="left", border_style=border)
+
     def _end_progress(self) -> None:
         """Take the running tool's live panel away (transient: the result panel takes its place)."""
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+    def _progress_stopped(self) -> None:
+        """Ctrl-C while a tool ran: no result panel comes, so its panel stays as it was last shown, with the last
+        lines of output, and says that the tool was killed (the tool stops what it started before the run ends)."""
+        report, self._report = self._report, None
+        if report is None:
+            return
+        self._end_progress()
+        self._err.print(self._progress_panel(report, border="yellow"))
+        facts = shown.progress_facts(report, state="killed: interrupted")
+        self._err.print(Text(fields_wrapped(facts, self._err.width), style="yellow"), soft_wrap=True)
 
     # The step being streamed.
 
@@ -210,9 +247,15 @@ class RichRenderer:
 
     def _judged(self, verdict: ev.JudgeVerdict) -> None:
         if verdict.passed:
-            line = Text("✓ judge: passed", style="green")
+            outcome = shown.judge_outcome(verdict)
+            checked = outcome == "passed"
+            line = Text(f"{'✓' if checked else '!'} judge: {outcome}", style="green" if checked else "yellow")
             if verdict.note:
                 line.append(shown.visible(f" · {verdict.note}"), style="yellow")
+                self._judge_note = verdict.note
+            if self._judge_hint:
+                self._judge_hint = False
+                line.append(f" · {shown.JUDGE_OFF}", style="dim")
             self._err.print(line)  # above the held draft, which is still live
         elif self._draft:
             self._rejection = verdict  # under the draft if the run goes on; above the answer if it is kept

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agentcli.config import workspace_root
 from agentcli.engine.conversation import FileRecord
 from agentcli.engine.session import Session
 from agentcli.engine.state import RunState, State
@@ -57,7 +58,7 @@ class SessionRecorder:
         self._endpoint = endpoint
         self._base_url = base_url
         """Kept with the session (never with credentials: see Settings.saved_base_url) for resume."""
-        self._workspace = str(Path(workspace).resolve())  # resolved: --continue finds a directory's sessions by it
+        self._workspace = str(workspace_root(workspace))  # the one form: --continue finds a directory's sessions by it
         self._warn = warn
         self._owner: Owner = this_process()
         self._held: str | None = None

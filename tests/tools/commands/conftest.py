@@ -10,7 +10,8 @@ import pytest
 
 from agentcli.tools.builtin import builtin_tools
 from agentcli.tools.core.registry import ToolResult
-from tests.cli.conftest import invoke as invoke  # the CLI in-process against the scripted server
+from tests.cli.conftest import invoke as invoke  # the CLI in-process, on the model a test names
+from tests.cli.conftest import model as model
 
 
 def run_command(workspace: Path, command: str, timeout: int = 60) -> ToolResult:

@@ -17,12 +17,13 @@ from typer.testing import CliRunner
 from agentcli.cli.app import app
 from agentcli.cli.approval import REFUSAL, Approval
 from agentcli.engine.policy import Allow, Deny, PendingCall
+from agentcli.llm.scripted import ScriptedClient, text, tool_calls
 from agentcli.tools.builtin import builtin_tools
 from agentcli.tools.commands.allow import AllowRules
 from tests.cli.conftest import Invoke, agent_env, cli_env
 from tests.support.calls import pending
 from tests.support.processes import start_agent
-from tests.support.scripted_server import ScriptedServer, text, tool_calls
+from tests.support.scripted_server import ScriptedServer
 from tests.tools.commands.conftest import running, sleeper
 
 # slow (real agent processes): scheduled first, see tests/conftest.py
@@ -58,40 +59,41 @@ def test_the_prompt_shows_the_command_verbatim_and_a_allows_that_exact_command(
 
 
 def test_the_allow_option_and_the_config_file_both_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agentcli.cli.options import RunOptions
+    from agentcli.builder import RunSpec, prepare
 
     config = tmp_path / "config.toml"
     config.write_text('allow = ["git status"]\n', encoding="utf-8")
     monkeypatch.setenv("AGENTCLI_CONFIG", str(config))
     monkeypatch.setenv("LLM_MODEL_NAME", "m")
-    settings = RunOptions({"allow": ["echo *"], "allow_network": True, "workspace": tmp_path}).settings()
+    flags = {"allow": ["echo *"], "allow_network": True, "workspace": tmp_path}  # as the CLI's flags give them
+    settings = prepare(RunSpec(flags, save=False)).settings
     assert settings.allow == ("git status", "echo *") and settings.allow_network
 
 
-def run_script(server: ScriptedServer, command: str) -> None:
-    server.script = [tool_calls(("run_command", {"command": command})), text("done")]
+def run_script(model: ScriptedClient, command: str) -> None:
+    model.script = [tool_calls(("run_command", {"command": command})), text("done")]
 
 
-def tool_result(server: ScriptedServer) -> str:
-    content: str = next(m for m in server.requests[-1]["messages"] if m["role"] == "tool")["content"]
+def tool_result(model: ScriptedClient) -> str:
+    content: str = next(m for m in model.requests[-1]["messages"] if m["role"] == "tool")["content"]
     return content
 
 
 def test_without_a_sandbox_the_run_says_so_and_an_allowed_command_still_asks(
-    scripted_server: ScriptedServer, invoke: Invoke, workspace: Path
+    model: ScriptedClient, invoke: Invoke, workspace: Path
 ) -> None:
-    env = cli_env(scripted_server, AGENTCLI_SANDBOX="off")
-    run_script(scripted_server, "echo hi")
+    env = cli_env(model, AGENTCLI_SANDBOX="off")
+    run_script(model, "echo hi")
     done = invoke("ask", "q", "--no-judge", "--allow", "echo *", "--output", "plain", env=env)
     assert done.exit_code == 0, done.output
     assert done.stderr.splitlines()[0].endswith("· sandbox: none")
-    assert tool_result(scripted_server) == REFUSAL  # no terminal to ask on: refused
-    run_script(scripted_server, "echo hi")
+    assert tool_result(model) == REFUSAL  # no terminal to ask on: refused
+    run_script(model, "echo hi")
     done = invoke("ask", "q", "--no-judge", "--allow", "echo *", "--yes", "--output", "json", env=env)
     assert done.exit_code == 0, done.output
     first = json.loads(done.stdout.splitlines()[0])
     assert first["type"] == "run_started" and first["sandbox"] == "none"
-    assert tool_result(scripted_server).startswith("exit code 0") and "tool_progress" in done.stdout
+    assert tool_result(model).startswith("exit code 0") and "tool_progress" in done.stdout
 
 
 def test_tools_list_names_the_sandbox_and_read_only_drops_run_command(invoke: Invoke) -> None:

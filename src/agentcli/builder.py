@@ -1,0 +1,179 @@
+"""One way to build a run: its settings, the saved session it goes on in and that session's lease, the MCP
+servers and the chat client, made into an Agent that holds its Session. `agent ask`, `chat` and `resume` build
+theirs here (cli/saving.py turns their options into a RunSpec); so can a program, or a runner of many tasks:
+
+    setup = prepare(RunSpec(flags={"workspace": Path("repo"), "judge": False}, save=False))
+    with setup.agent(before_call=allow_all) as agent:
+        agent.run("make the tests pass")
+
+Two steps, because the policy is made from the settings (the CLI's approval reads the allow rules there): what
+is about a terminal (the approval prompt, what is said about the session found) stays with the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentcli.agent import Agent
+from agentcli.config import ConfigFile, SavedSession, Settings, load_config, load_settings, workspace_root
+from agentcli.engine.policy import BeforeCall, approved_only
+from agentcli.errors import ConfigError
+from agentcli.llm.types import ChatClient
+from agentcli.text import warn_line
+
+if TYPE_CHECKING:
+    from agentcli.config.tables import McpServer
+    from agentcli.engine.session import Session
+    from agentcli.store.db import Store
+    from agentcli.store.recorder import SessionRecorder
+    from agentcli.store.saved import Saved
+    from agentcli.tools.core.tool import Tool
+
+ClientFactory = Callable[[Settings], ChatClient]
+"""Makes a run's chat client from its settings."""
+
+
+class NothingToResume(ConfigError):
+    """The session to resume has no unfinished last run."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"the last run of session {session_id} finished; nothing to resume")
+        self.session_id = session_id
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What a run is built from, as its caller says it; the defaults build a new session, saved, in the current
+    directory, with the settings the environment, `.env` and the config file give."""
+
+    flags: Mapping[str, Any] = field(default_factory=dict)
+    """Settings given by the caller (the CLI's flags), by setting name: they beat a saved session's, the
+    environment, `.env` and the config file. `workspace` is the run's root (default: the current directory;
+    to resume: the session's own, where it still is)."""
+    session: str | None = None
+    """The saved session to go on in: its id or a unique prefix."""
+    latest: bool = False
+    """Go on in the latest saved session of the workspace (`--continue`)."""
+    resume: bool = False
+    """Finish the last run of the saved session (the latest of all, if none is named), which stopped part-way,
+    in the protocol it was speaking; instead of asking a new question in its memory."""
+    save: bool = True
+    """Save the session as it runs; False saves nothing."""
+    client: ClientFactory | None = None
+    """The chat client; None: the OpenAI-compatible client the settings name."""
+    warn: Callable[[str], None] = warn_line
+    """Told once when saving fails (the run goes on unsaved)."""
+
+    @property
+    def goes_on(self) -> bool:
+        """Whether the run goes on in a saved session."""
+        return self.session is not None or self.latest or self.resume
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What an Agent is built from: `agent()` builds it, in `session` (a new one when None), saving with
+    `recorder`, which holds the lease of a saved session it goes on in."""
+
+    settings: Settings
+    session: Session | None = None
+    saved: Saved | None = None
+    """The saved session it goes on in, as the store has it."""
+    recorder: SessionRecorder | None = None
+    servers: Mapping[str, McpServer] = field(default_factory=dict)
+    """The MCP servers: started at the first run, stopped when the Agent is closed."""
+    client: ClientFactory | None = None
+
+    def agent(self, before_call: BeforeCall = approved_only, tools: Iterable[Tool] = ()) -> Agent:
+        """The Agent, its policy `before_call`, its tools the built-ins and `tools`; close it (or use it in a
+        `with`) to stop its servers and give up the lease."""
+        client = None if self.client is None else self.client(self.settings)
+        return Agent(
+            self.settings,
+            tools,
+            client,
+            session=self.session,
+            before_call=before_call,
+            recorder=self.recorder,
+            mcp=self.servers,
+        )
+
+
+def prepare(spec: RunSpec) -> RunSetup:
+    """Find what `spec` asks for: the settings, and the saved session with its lease. Raises ConfigError (bad
+    settings, NothingToResume), UnknownSession (no session has that id, or none is saved), StoreError (the
+    store cannot be read), SessionBusy (another live process runs the session)."""
+    config = load_config()
+    if not spec.goes_on:
+        settings = _settings(spec.flags, config)
+        return RunSetup(settings, recorder=_recorder(spec, settings), servers=config.mcp, client=spec.client)
+    from agentcli.store.db import Store
+
+    store = Store.open()
+    try:
+        return _going_on(spec, store, config)
+    except BaseException:
+        store.close()
+        raise
+
+
+def _going_on(spec: RunSpec, store: Store, config: ConfigFile) -> RunSetup:
+    from agentcli.store.loading import last_status, to_session
+
+    flags = dict(spec.flags)
+    here = str(_root(flags)) if spec.latest and not spec.resume else None
+    saved = store.load(store.resolve(spec.session, workspace=here))
+    summary = saved.summary
+    if spec.resume:
+        if last_status(saved) == "finished":
+            raise NothingToResume(summary.id)
+        if "workspace" not in flags and Path(summary.workspace).is_dir():
+            flags["workspace"] = Path(summary.workspace)
+    # Its own model and server, unless the flags name others.
+    settings = _settings(flags, config, SavedSession(summary.model, summary.base_url, Path(summary.workspace)))
+    if spec.resume:
+        streaming = flags.get("stream")  # None: as the session was
+        assert streaming is None or isinstance(streaming, bool)
+        session = to_session(saved, keep_last=True, streaming=streaming)
+        if streaming is not None and session.runs:  # --no-stream for a server that turned out unable to stream
+            session.runs[-1].streaming = streaming
+    else:  # the flags speak for the new runs; what an `auto` session learnt (react) still holds
+        session = to_session(saved, keep_last=False, mode=settings.mode, streaming=settings.stream)
+    recorder = _recorder(spec, settings, store)
+    if recorder is None:
+        store.close()
+    else:
+        recorder.adopt(session)  # before anything runs: a session another process is running is refused here
+    return RunSetup(settings, session, saved, recorder, config.mcp, spec.client)
+
+
+def _settings(flags: Mapping[str, Any], config: ConfigFile, saved: SavedSession | None = None) -> Settings:
+    """The flags > the saved session's model and server > the environment > `.env` > the config file; the
+    workspace root resolved here, once; a model must be configured."""
+    return load_settings(config=config, session=saved, **{**flags, "workspace": _root(flags)}).require_model()
+
+
+def _root(flags: Mapping[str, Any]) -> Path:
+    given = flags.get("workspace")
+    assert given is None or isinstance(given, str | Path), given
+    return workspace_root(given)
+
+
+def _recorder(spec: RunSpec, settings: Settings, store: Store | None = None) -> SessionRecorder | None:
+    """What saves the sessions, or None when nothing is saved. The store opens at the first save."""
+    if not spec.save:
+        return None
+    from agentcli.store.db import Store
+    from agentcli.store.recorder import SessionRecorder
+
+    return SessionRecorder(
+        (lambda: store) if store is not None else Store.open,
+        model=settings.model,
+        endpoint=settings.endpoint,
+        workspace=settings.workspace,
+        warn=spec.warn,
+        base_url=settings.saved_base_url,
+    )
