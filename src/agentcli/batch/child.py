@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from agentcli.agent import Agent
-from agentcli.config import Settings, load_config, load_settings
+from agentcli.builder import RunSpec, prepare
+from agentcli.config import Settings
 from agentcli.engine.policy import Allow, BeforeCall, Decision, Deny, PendingCall
 from agentcli.errors import AgentError
 from agentcli.events import RunFinished
 from agentcli.tools.builtin import BUILTIN_SOURCE
 from agentcli.tools.commands.allow import AllowRules
+from agentcli.tools.loading import load_tools
 
 NOBODY_TO_ASK = (
     "This call needs the user's approval, and a batch run asks nobody (agent batch --yes, or an --allow rule "
@@ -52,38 +54,16 @@ def unattended(settings: Settings, *, yes: bool) -> BeforeCall:
     return decide
 
 
-# --- building the run -------------------------------------------------------------------------------------------
-# TODO(run-builder): build this run with agentcli.builder (prepare(RunSpec(...)).agent(policy, tools)) once it is
-# on main; until then it is built here by hand, as cli/saving.py's make_agent builds `agent ask`'s.
 def build_agent(job: dict[str, Any]) -> Agent:
-    """The Agent of the job: its settings, tools, policy, and a recorder saving into the job's own store."""
-    from agentcli.store.db import Store
-    from agentcli.store.recorder import SessionRecorder
-    from agentcli.text import warn_line
-    from agentcli.tools.loading import load_tools
-
-    config = load_config()
+    """The job's Agent, built as `agent ask` builds its own (agentcli/builder.py), in a new session saved in the
+    job's own store; the key from the job (a pool on this machine) or else from this machine's environment."""
     flags = {**job["settings"], "workspace": Path(job["workspace"])}
     key = job.get("api_key") or os.environ.get(job["key_variable"])
     if key:
         flags["api_key"] = key
-    settings = load_settings(config=config, **flags).require_model()
     store = job.get("store")
-    recorder = None
-    if store is not None:
-        recorder = SessionRecorder(
-            lambda: Store.open(Path(store)),
-            model=settings.model,
-            endpoint=settings.endpoint,
-            workspace=settings.workspace,
-            warn=warn_line,
-            base_url=settings.saved_base_url,
-        )
-    policy = unattended(settings, yes=job["yes"])
-    return Agent(settings, load_tools(job["tools"]), recorder=recorder, before_call=policy, mcp=config.mcp)
-
-
-# ---------------------------------------------------------------------------------------------------------------
+    setup = prepare(RunSpec(flags, save=store is not None, store=None if store is None else Path(store)))
+    return setup.agent(unattended(setup.settings, yes=job["yes"]), load_tools(job["tools"]))
 
 
 def run_job(job: dict[str, Any], events: IO[str]) -> RunFinished:

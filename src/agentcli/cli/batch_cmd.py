@@ -59,6 +59,7 @@ def batch(
     Exit codes: 0 every task ran to a status other than error, 1 some task is error, 2 usage, 130 interrupted.
     """
     from agentcli.batch import Plan, read_tasks, run_tasks
+    from agentcli.builder import RunSpec, prepare
 
     if resume and work_dir is None and out is None:
         raise fail("error: --resume goes on with a batch: give its --work-dir (or --out)", EXIT_USAGE)
@@ -69,7 +70,7 @@ def batch(
     if dask is not None and "api_key" in options.given:
         raise fail("error: --api-key does not go to a cluster: set the key's variable on each worker", EXIT_USAGE)
     tasks = read_tasks(tasks_file, local=dask is None)
-    settings = options.settings()
+    settings = prepare(RunSpec(options.given, save=False)).settings  # resolved once, as `agent ask` does
     tools = tuple(str(Path(path).resolve()) for path in options.tools or ())
     options.extra_tools()  # a broken --tools file is a usage error here, before any task runs
     folder = _work_dir(work_dir)
