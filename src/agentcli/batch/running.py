@@ -1,5 +1,5 @@
 """Running one task, wherever it runs (a process of the local pool, a Dask worker): its workspace, `setup`, the
-run (in a process of its own: child.py), `check` and the diff, to a TaskResult and the session, carried home.
+run (in a process of its own: child.py), the diff and `check`, to a TaskResult and the session, carried home.
 
 Everything a task needs travels with it in a Plan (picklable): the settings of the batch but never the key,
 unless the plan carries it for a pool on this machine; a worker reads it from its own environment.
@@ -106,6 +106,7 @@ def run_task(task: Task, plan: Plan) -> TaskReport:
             raise SetupFailed(f"setup exited {code} (its output: {folder / 'setup.log'})")
         baseline = Baseline(workspace, folder / "baseline.git", limits)
         values |= _ask(task, workspace, folder, plan, limits, store)
+        values["diff"] = _diff(baseline, limits)  # what the run changed, before the check makes its caches
         if task.check is not None and values.get("error") is None:
             values["passed"] = _shell(task.check, workspace, folder / "check.log", plan, limits) == 0
     except TaskTimedOut:
@@ -115,7 +116,7 @@ def run_task(task: Task, plan: Plan) -> TaskReport:
     except Exception as exc:  # a bug of ours: this task's error, and the others go on
         values.update(status="error", error=f"internal error: {type(exc).__name__}: {exc}")
     session = carry(store) if store is not None else None
-    if baseline is not None:
+    if baseline is not None and "diff" not in values:  # the run ended early (its timeout, a stop): what it had changed until then
         values["diff"] = _diff(baseline, limits)
     values["session_id"] = session.id if session is not None else values.get("session_id")
     values["seconds"] = round(time.monotonic() - started, 3)
