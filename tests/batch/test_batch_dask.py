@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -13,7 +14,16 @@ from pathlib import Path
 import pytest
 
 from agentcli.store.db import Store
-from tests.batch.conftest import batch_args, make_repo, read_results, repo_state, run_batch, write_tasks
+from tests.batch.conftest import (
+    TaskModel,
+    batch_args,
+    make_repo,
+    read_results,
+    repo_state,
+    run_batch,
+    start_batch,
+    write_tasks,
+)
 from tests.support.scripted_server import ScriptedServer
 
 distributed = pytest.importorskip("distributed", reason="the optional extra agentcli[dask] is not installed")
@@ -108,6 +118,7 @@ def test_a_cluster_runs_the_tasks_as_the_local_pool_does(
     local = run_batch(batch_args(batch_server, str(tasks), "-j", "2", "--work-dir", "here", "--yes"), tmp_path)
 
     assert (remote.returncode, local.returncode) == (1, 1), remote.stderr + local.stderr  # bad-ref is `error`
+    assert (remote.stderr, local.stderr) == ("", "")
     on_cluster, here = (
         read_results(tmp_path / "on-cluster" / "results.jsonl"),
         read_results(tmp_path / "here" / "results.jsonl"),
@@ -126,3 +137,27 @@ def test_a_cluster_runs_the_tasks_as_the_local_pool_does(
         assert store.load(on_cluster["one"]["session_id"]).summary.question == "write one.txt"
     assert not (cluster.worker_home / "sessions.db").exists()
     assert list((cluster.worker_home / "batch").iterdir()) == []
+
+
+def test_ctrl_c_stops_the_tasks_running_on_the_workers(
+    cluster: Cluster, batch_server: ScriptedServer, task_model: TaskModel, tmp_path: Path
+) -> None:
+    (tmp_path / "plain").mkdir()
+    task = {"id": "held", "question": "wait", "workspace": str(tmp_path / "plain")}
+    tasks = write_tasks(tmp_path / "tasks.jsonl", task)
+    batch = start_batch(batch_args(batch_server, str(tasks), "--dask", cluster.address, "--work-dir", "w"), tmp_path,
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        assert task_model.waiting.wait(120), "the task never asked the model"
+        os.killpg(batch.pid, signal.SIGINT)  # Ctrl-C reaches the machine that runs `agent batch`, not the workers
+        _, err = batch.communicate(timeout=120)
+    finally:
+        if batch.poll() is None:
+            os.killpg(batch.pid, signal.SIGKILL)
+            batch.wait()
+
+    assert batch.returncode == 130, err
+    result = read_results(tmp_path / "w" / "results.jsonl")["held"]
+    assert (result["status"], result["error"]) == ("error", "interrupted")
+    with Store.open() as store:  # the worker's run was interrupted (not left waiting), and its session came home
+        assert store.summary(result["session_id"]).status == "interrupted"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import secrets
-import time
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
@@ -19,11 +18,6 @@ from agentcli.errors import ConfigError
 INSTALL_HINT = "pip install 'agentcli[dask]'"
 CONNECT_SECONDS = 10.0
 """How long the scheduler may take to answer before it is called unreachable."""
-LOOK_EVERY = 1.0
-"""Seconds between two looks of a task at the cluster's stop signal (each is a round trip to the scheduler)."""
-
-_looked: dict[str, tuple[float, bool]] = {}
-"""The last look at each stop signal in this worker: (when, whether it was set)."""
 
 
 def _distributed() -> Any:
@@ -42,12 +36,7 @@ class DaskStop:
     name: str
 
     def is_set(self) -> bool:
-        when, was = _looked.get(self.name, (0.0, False))
-        if was or time.monotonic() - when < LOOK_EVERY:
-            return was
-        now = bool(_distributed().Event(self.name).is_set())
-        _looked[self.name] = (time.monotonic(), now)
-        return now
+        return bool(_distributed().Event(self.name).is_set())
 
     def set(self) -> None:
         _distributed().Event(self.name).set()
@@ -72,4 +61,6 @@ class DaskCluster:
         self.executor: Executor = self.client.get_executor(pure=False)
 
     def close(self) -> None:
+        """Let go of the calls not begun, and disconnect (the workers and the scheduler go on)."""
+        self.executor.shutdown(wait=False)
         self.client.close()

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import IO, Protocol
 
 POLL_SECONDS = 0.2
-"""How often a waiting task looks at its deadline and at the stop signal: what a stop or a timeout waits at most."""
+"""How often a waiting task looks at its deadline."""
+LOOK_SECONDS = 1.0
+"""How often a running task looks at the stop signal: what a stop waits at most, besides GRACE_SECONDS."""
 GRACE_SECONDS = 5.0
 """How long a process is given after TERM (the run says where it stopped, the session keeps it) before KILL."""
 
@@ -57,18 +59,22 @@ class TaskStopped(Exception):
     """The batch was stopped (Ctrl-C) while the task ran."""
 
 
-@dataclass(frozen=True)
 class Limits:
-    """When a task's processes must end: its deadline (time.monotonic(), on the machine it runs on), and the stop."""
+    """When a task's processes must end: its deadline (time.monotonic(), on the machine it runs on), and the
+    batch's stop signal, looked at once every LOOK_SECONDS (on a cluster a look is a round trip)."""
 
-    deadline: float
-    stop: Stop
+    def __init__(self, deadline: float, stop: Stop) -> None:
+        self.deadline, self.stop = deadline, stop
+        self._looked = -LOOK_SECONDS
 
     def check(self) -> None:
         """TaskStopped or TaskTimedOut if the task must end now."""
-        if self.stop.is_set():
-            raise TaskStopped("interrupted")
-        if time.monotonic() >= self.deadline:
+        now = time.monotonic()
+        if now - self._looked >= LOOK_SECONDS:
+            self._looked = now
+            if self.stop.is_set():
+                raise TaskStopped("interrupted")
+        if now >= self.deadline:
             raise TaskTimedOut("the task passed its --task-timeout")
 
 

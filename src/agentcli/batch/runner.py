@@ -34,7 +34,7 @@ STOP_NAME = ".stop"
 
 class Batch:
     """Tasks submitted to an executor; iterate it for their results as they end. `stop()` starts no new task,
-    ends the running ones (their result comes back, `error`) and drops those not begun (--resume runs them).
+    ends the running ones (their result comes back, `error`); those not begun bring none (--resume runs them).
     Iterating again after a KeyboardInterrupt goes on where it was."""
 
     def __init__(
@@ -76,13 +76,11 @@ class Batch:
         raise StopIteration
 
     def stop(self) -> None:
-        """Set the stop signal, and cancel the calls not begun."""
-        signal = self.plan.stop
-        setter = getattr(signal, "set", None)
+        """Set the stop signal: a running task ends, one not begun returns at once. (No call is cancelled: a
+        cancelled call on a cluster would never bring back the result of a task that ran.)"""
+        setter = getattr(self.plan.stop, "set", None)
         if callable(setter):
             setter()
-        for future in self._pending:
-            future.cancel()
 
     def close(self) -> None:
         """Close the local store, if a session was saved."""

@@ -116,7 +116,9 @@ def run_task(task: Task, plan: Plan) -> TaskReport:
     except Exception as exc:  # a bug of ours: this task's error, and the others go on
         values.update(status="error", error=f"internal error: {type(exc).__name__}: {exc}")
     session = carry(store) if store is not None else None
-    if baseline is not None and "diff" not in values:  # the run ended early (its timeout, a stop): what it had changed until then
+    if (
+        baseline is not None and "diff" not in values
+    ):  # the run ended early (its timeout, a stop): what it had changed until then
         values["diff"] = _diff(baseline, limits)
     values["session_id"] = session.id if session is not None else values.get("session_id")
     values["seconds"] = round(time.monotonic() - started, 3)

@@ -90,8 +90,9 @@ def batch(
     try:
         code = _run(run_tasks(tasks, executor, plan, out=out, resume=resume), len(tasks), dask or "this machine")
     finally:
-        executor.shutdown(wait=cluster is None, cancel_futures=True)
-        if cluster is not None:
+        if cluster is None:
+            executor.shutdown(wait=True, cancel_futures=True)
+        else:
             cluster.close()
     raise typer.Exit(code)
 
