@@ -9,6 +9,8 @@ answers "result: " and the start of what the tool said.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import threading
 from collections.abc import Iterator, Mapping
@@ -106,9 +108,21 @@ def batch_args(server: ScriptedServer, *args: str) -> list[str]:
 
 def start_batch(args: list[str], cwd: Path, **popen: Any) -> subprocess.Popen[str]:
     """`agent batch ...` in a process (and process group) of its own, as a terminal starts it."""
-    import os
-
     return start_agent(args, cwd=cwd, env=dict(os.environ), text=True, start_new_session=True, **popen)
+
+
+def interrupted_batch(args: list[str], cwd: Path, model: TaskModel) -> subprocess.CompletedProcess[str]:
+    """`agent batch ...` given Ctrl-C once its first task is running (waiting for the model), run to its end."""
+    process = start_batch(args, cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert model.waiting.wait(120), "no task asked the model"
+        os.killpg(process.pid, signal.SIGINT)  # what a terminal sends the foreground group on Ctrl-C
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
 
 
 def run_batch(args: list[str], cwd: Path, timeout: float = 240) -> subprocess.CompletedProcess[str]:

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -17,11 +16,11 @@ from agentcli.store.db import Store
 from tests.batch.conftest import (
     TaskModel,
     batch_args,
+    interrupted_batch,
     make_repo,
     read_results,
     repo_state,
     run_batch,
-    start_batch,
     write_tasks,
 )
 from tests.support.scripted_server import ScriptedServer
@@ -145,18 +144,11 @@ def test_ctrl_c_stops_the_tasks_running_on_the_workers(
     (tmp_path / "plain").mkdir()
     task = {"id": "held", "question": "wait", "workspace": str(tmp_path / "plain")}
     tasks = write_tasks(tmp_path / "tasks.jsonl", task)
-    batch = start_batch(batch_args(batch_server, str(tasks), "--dask", cluster.address, "--work-dir", "w"), tmp_path,
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    try:
-        assert task_model.waiting.wait(120), "the task never asked the model"
-        os.killpg(batch.pid, signal.SIGINT)  # Ctrl-C reaches the machine that runs `agent batch`, not the workers
-        _, err = batch.communicate(timeout=120)
-    finally:
-        if batch.poll() is None:
-            os.killpg(batch.pid, signal.SIGKILL)
-            batch.wait()
+    # Ctrl-C reaches the machine that runs `agent batch`, not the workers
+    done = interrupted_batch(batch_args(batch_server, str(tasks), "--dask", cluster.address, "--work-dir", "w"),
+                             tmp_path, task_model)  # fmt: skip
 
-    assert batch.returncode == 130, err
+    assert done.returncode == 130, done.stderr
     result = read_results(tmp_path / "w" / "results.jsonl")["held"]
     assert (result["status"], result["error"]) == ("error", "interrupted")
     with Store.open() as store:  # the worker's run was interrupted (not left waiting), and its session came home

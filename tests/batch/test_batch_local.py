@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,11 +11,11 @@ from tests.batch.conftest import (
     WRITTEN,
     TaskModel,
     batch_args,
+    interrupted_batch,
     make_repo,
     read_results,
     repo_state,
     run_batch,
-    start_batch,
     write_tasks,
 )
 from tests.support.scripted_server import ScriptedServer
@@ -123,23 +120,11 @@ def test_ctrl_c_starts_no_new_task_stops_the_running_one_and_keeps_the_results(
     (tmp_path / "plain").mkdir()
     tasks = write_tasks(tmp_path / "tasks.jsonl", {"id": "running", "question": "wait", "workspace": "plain"}, *queued)
     work = tmp_path / "work"
-    batch = start_batch(
-        batch_args(batch_server, str(tasks), "--work-dir", str(work), "-j", "1"),
-        tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        assert task_model.waiting.wait(120), "the first task never asked the model"
-        os.killpg(batch.pid, signal.SIGINT)  # what a terminal sends the foreground group on Ctrl-C
-        out, err = batch.communicate(timeout=120)
-    finally:
-        if batch.poll() is None:
-            os.killpg(batch.pid, signal.SIGKILL)
-            batch.wait()
+    done = interrupted_batch(batch_args(batch_server, str(tasks), "--work-dir", str(work), "-j", "1"), tmp_path,
+                             task_model)  # fmt: skip
 
-    assert batch.returncode == 130, err
+    assert done.returncode == 130, done.stderr
     results = read_results(work / "results.jsonl")
     assert list(results) == ["running"]
     assert (results["running"]["status"], results["running"]["error"]) == ("error", "interrupted")
-    assert "interrupted" in out
+    assert "interrupted" in done.stdout
