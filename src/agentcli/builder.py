@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +26,10 @@ from agentcli.llm.types import ChatClient
 from agentcli.text import warn_line
 
 if TYPE_CHECKING:
-    from agentcli.config.tables import McpServer
+    from agentcli.config.tables import Hooks, McpServer
     from agentcli.engine.session import Session
+    from agentcli.hooks import ConfigHooks
+    from agentcli.hooks.seams import Ask
     from agentcli.store.db import Store
     from agentcli.store.recorder import SessionRecorder
     from agentcli.store.saved import Saved
@@ -88,19 +91,32 @@ class RunSetup:
     servers: Mapping[str, McpServer] = field(default_factory=dict)
     """The MCP servers: started at the first run, stopped when the Agent is closed."""
     client: ClientFactory | None = None
+    hooks: Hooks | None = None
+    """The config file's `[[hooks.EVENT]]` tables: on the Agent's seams, composed with its policy."""
 
-    def agent(self, before_call: BeforeCall = approved_only, tools: Iterable[Tool] = ()) -> Agent:
+    @cached_property
+    def hooked(self) -> ConfigHooks | None:
+        """The hooks as they run in this run's workspace (None: the file has none)."""
+        if self.hooks is None:
+            return None
+        from agentcli.hooks import ConfigHooks, Place
+
+        return ConfigHooks(self.hooks, Place(self.settings.workspace, self.settings.key_variables))
+
+    def agent(
+        self, before_call: BeforeCall = approved_only, tools: Iterable[Tool] = (), *, ask: Ask | None = None
+    ) -> Agent:
         """The Agent, its policy `before_call`, its tools the built-ins and `tools`; close it (or use it in a
-        `with`) to stop its servers and give up the lease."""
+        `with`) to stop its servers and give up the lease. With hooks, a PreToolUse `allow` skips `before_call`,
+        and `ask` puts a call to a person (None: nobody can be asked, so such a call is refused)."""
         client = None if self.client is None else self.client(self.settings)
+        seams: dict[str, Any] = {"before_call": before_call}
+        if self.hooked is not None:
+            from agentcli.hooks.seams import nobody_asks
+
+            seams = self.hooked.seams(before_call, ask or nobody_asks)
         return Agent(
-            self.settings,
-            tools,
-            client,
-            session=self.session,
-            before_call=before_call,
-            recorder=self.recorder,
-            mcp=self.servers,
+            self.settings, tools, client, session=self.session, recorder=self.recorder, mcp=self.servers, **seams
         )
 
 
@@ -111,7 +127,8 @@ def prepare(spec: RunSpec) -> RunSetup:
     config = load_config()
     if not spec.goes_on:
         settings = _settings(spec.flags, config)
-        return RunSetup(settings, recorder=_recorder(spec, settings), servers=config.mcp, client=spec.client)
+        recorder = _recorder(spec, settings)
+        return RunSetup(settings, recorder=recorder, servers=config.mcp, client=spec.client, hooks=config.hooks)
     from agentcli.store.db import Store
 
     store = Store.open()
@@ -149,7 +166,7 @@ def _going_on(spec: RunSpec, store: Store, config: ConfigFile) -> RunSetup:
         store.close()
     else:
         recorder.adopt(session)  # before anything runs: a session another process is running is refused here
-    return RunSetup(settings, session, saved, recorder, config.mcp, spec.client)
+    return RunSetup(settings, session, saved, recorder, config.mcp, spec.client, config.hooks)
 
 
 def _settings(flags: Mapping[str, Any], config: ConfigFile, saved: SavedSession | None = None) -> Settings:

@@ -12,6 +12,7 @@
     │       └── ReplyTooLargeError
     ├── FormatError             the model's reply could not be decoded; `.hint` is what the model is told
     ├── StoreError              sessions.db cannot be opened, read or written     -> a warning; the run goes on
+    ├── QuestionRefused         a before_run seam (a UserPromptSubmit hook) said no -> exit 2; chat goes on
     └── InvariantError          our own bug: the conversation or state machine broke a rule (fails loudly)
 
 Model mistakes inside a tool call (unknown tool, bad JSON, wrong parameters) are not exceptions at all:
@@ -19,6 +20,11 @@ the tool registry turns them into a ToolResult the model reads.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentcli.events import Event
 
 
 class AgentError(Exception):
@@ -97,3 +103,12 @@ class ReplyTooLargeError(ReplyBoundError):
     def __init__(self, megabytes: int, message: str | None = None) -> None:
         super().__init__(message or f"The reply was larger than {megabytes} MB.")
         self.megabytes = megabytes
+
+
+class QuestionRefused(AgentError):
+    """A before_run seam (a UserPromptSubmit hook) refused the question: nothing was sent. `events` are what the
+    seam reported (its hooks' runs), for the caller to show."""
+
+    def __init__(self, reason: str, events: list[Event]) -> None:
+        super().__init__(reason)
+        self.events = events

@@ -54,6 +54,7 @@ def ask(
         raise fail("error: the question holds bytes that are not valid text in this terminal's encoding", EXIT_USAGE)
     tools = options.extra_tools()
     from agentcli.cli.approval import Approval
+    from agentcli.cli.hooking import approved_agent
     from agentcli.cli.saving import prepare_run
     from agentcli.cli.turn import answer_question
     from agentcli.render import make_renderer
@@ -61,7 +62,7 @@ def ask(
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
     run = prepare_run(options)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
-    with run.agent(approval, tools) as agent:
+    with approved_agent(run, approval, tools) as agent:
         if plan:
             from agentcli.cli.planning import plan_then_work
 

@@ -136,11 +136,12 @@ def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
     tools = options.extra_tools()
     from agentcli.cli.approval import Approval
+    from agentcli.cli.hooking import approved_agent
     from agentcli.cli.saving import prepare_run
 
     run = prepare_run(options)
     approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
-    with run.agent(approval, tools) as agent:
+    with approved_agent(run, approval, tools) as agent:
         _talk(agent, options, approval)
     raise typer.Exit(EXIT_ANSWER)
 

@@ -51,9 +51,9 @@ def plan_then_work(
     """The planning run, the question (and any edits), then the work; the RunFinished of the last run made."""
     from agentcli.cli.approval import ask_terminal
     from agentcli.cli.plan_editor import edit_text
-    from agentcli.cli.turn import finish
+    from agentcli.cli.turn import begun, finish
 
-    planned = finish(agent.start(PLANNING.format(question=question), planning=True), renderer)
+    planned = finish(begun(agent, PLANNING.format(question=question), renderer, planning=True), renderer)
     steps = agent.session.runs[-1].plan
     if planned.answer is None or not steps:
         raise fail("error: the planning run ended without a plan (update_plan was never accepted)", EXIT_NO_ANSWER)
@@ -63,7 +63,7 @@ def plan_then_work(
         edited=" after editing it" if accepted != steps else "",
         checklist=_checklist(accepted),
     )
-    return finish(agent.start(message, plan=accepted), renderer)
+    return finish(begun(agent, message, renderer, plan=accepted), renderer)
 
 
 def _accepted(

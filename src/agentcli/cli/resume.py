@@ -33,6 +33,7 @@ def resume(
     open), 130 interrupted.
     """
     from agentcli.cli.approval import Approval
+    from agentcli.cli.hooking import approved_agent
     from agentcli.cli.saving import prepare_run
     from agentcli.cli.turn import finish
     from agentcli.render import make_renderer
@@ -40,6 +41,6 @@ def resume(
     run = prepare_run(options, resume=True, session_id=session_id)
     renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
-    with run.agent(approval, options.extra_tools()) as agent:
+    with approved_agent(run, approval, options.extra_tools()) as agent:
         final = finish(agent.resume(), renderer)
     raise typer.Exit(outcome(final))
