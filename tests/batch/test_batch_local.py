@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,21 @@ def test_ctrl_c_starts_no_new_task_stops_the_running_one_and_keeps_the_results(
     assert list(results) == ["running"]
     assert (results["running"]["status"], results["running"]["error"]) == ("error", "interrupted")
     assert "interrupted" in done.stdout
+
+
+def test_the_config_files_hooks_decide_a_tasks_calls(batch_server: ScriptedServer, tmp_path: Path) -> None:
+    config = Path(os.environ["AGENTCLI_CONFIG"])
+    config.write_text(
+        '[[hooks.PreToolUse]]\nmatcher = "write_file"\ncommand = "echo no writes in this batch >&2; exit 2"\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "plain").mkdir()
+    tasks = write_tasks(tmp_path / "tasks.jsonl", {"id": "blocked", "question": "write a.txt", "workspace": "plain"})
+    work = tmp_path / "work"
+
+    done = run_batch(batch_args(batch_server, str(tasks), "--work-dir", str(work), "--yes"), tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    result = read_results(work / "results.jsonl")["blocked"]
+    assert result["status"] == "answered" and "no writes in this batch" in result["answer"]
+    assert result["diff"] == ""
