@@ -65,6 +65,8 @@ class RunSpec:
     in the protocol it was speaking; instead of asking a new question in its memory."""
     save: bool = True
     """Save the session as it runs; False saves nothing."""
+    store: Path | None = None
+    """The sessions database a new session is saved in; None: the one in agentcli's data directory."""
     client: ClientFactory | None = None
     """The chat client; None: the OpenAI-compatible client the settings name."""
     warn: Callable[[str], None] = warn_line
@@ -187,7 +189,7 @@ def _recorder(spec: RunSpec, settings: Settings, store: Store | None = None) -> 
     from agentcli.store.recorder import SessionRecorder
 
     return SessionRecorder(
-        (lambda: store) if store is not None else Store.open,
+        (lambda: store) if store is not None else (lambda: Store.open(spec.store)),
         model=settings.model,
         endpoint=settings.endpoint,
         workspace=settings.workspace,
