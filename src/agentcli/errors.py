@@ -1,7 +1,11 @@
-"""One exception tree for everything agentcli raises on purpose.
+"""One exception tree for everything agentcli raises on purpose; a subclass that belongs to one caller lives beside
+it (named here with its module), the rest in this file.
 
     AgentError                  base: anything the CLI turns into a clear message, never a traceback
     ├── ConfigError             settings are missing or invalid                    -> exit 2
+    │   ├── ToolLoadError       a --tools file or a plugin cannot give its tools   (tools/loading.py)
+    │   └── NothingToResume     the session's last run finished                    (builder.py)
+    ├── QuestionRefused         a UserPromptSubmit hook refused the question       -> exit 2
     ├── LLMError                the model endpoint failed after retries            -> run FAILED, exit 1
     │   ├── ToolsUnsupportedError  the endpoint rejected `tools` (auto mode falls back to react)
     │   ├── ContextLengthError  the conversation does not fit the model's context window (never retried)
@@ -12,11 +16,14 @@
     │       └── ReplyTooLargeError
     ├── FormatError             the model's reply could not be decoded; `.hint` is what the model is told
     ├── StoreError              sessions.db cannot be opened, read or written     -> a warning; the run goes on
-    ├── QuestionRefused         a before_run seam (a UserPromptSubmit hook) said no -> exit 2; chat goes on
+    │   └── SessionBusy         another live process runs the session              (store/lease.py)
     └── InvariantError          our own bug: the conversation or state machine broke a rule (fails loudly)
 
 Model mistakes inside a tool call (unknown tool, bad JSON, wrong parameters) are not exceptions at all:
-the tool registry turns them into a ToolResult the model reads.
+the tool registry turns them into a ToolResult the model reads. The other exception classes of the package are
+signals between a function and its caller in one part (a tool's refusal that becomes its result, a calculator
+rule, a config value that does not fit, a launcher step that failed, a stop by Ctrl-C that a tool reports as
+ToolInterrupted): each is caught there and never reaches the CLI as itself.
 """
 
 from __future__ import annotations
