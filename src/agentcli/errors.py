@@ -20,10 +20,10 @@ it (named here with its module), the rest in this file.
     └── InvariantError          our own bug: the conversation or state machine broke a rule (fails loudly)
 
 Model mistakes inside a tool call (unknown tool, bad JSON, wrong parameters) are not exceptions at all:
-the tool registry turns them into a ToolResult the model reads. The other exception classes of the package are
-signals between a function and its caller in one part (a tool's refusal that becomes its result, a calculator
-rule, a config value that does not fit, a launcher step that failed, a stop by Ctrl-C that a tool reports as
-ToolInterrupted): each is caught there and never reaches the CLI as itself.
+the tool registry turns them into a ToolResult the model reads. The package's other exception classes are signals
+from a function to its caller (a tool's refusal that becomes its result, a calculator rule, a config value that
+does not fit, an unknown session id, a launcher step that failed, a Ctrl-C a tool reports as ToolInterrupted):
+each is caught by that caller and never reaches the CLI's map of exit codes as itself.
 """
 
 from __future__ import annotations
