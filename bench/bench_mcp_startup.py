@@ -1,12 +1,17 @@
 """What MCP support costs a command that has no server: `python bench/bench_mcp_startup.py [--base REF]`
-(about a minute on 2 cores).
+(about five minutes on 2 cores).
 
 Side by side, as whole processes: `agent --help`, `agent tools list` and `agent tools list --json` of this
 checkout (A) against the same commands of the commit REF (B, default `main`: run it before MCP lands there, or
 give the commit before it), each run as `python -m agentcli` of the same interpreter with that tree's `src` first
 on PYTHONPATH, so only our code differs. Both run with no configuration file, then A again with a configuration
-file that holds settings but no server. A last row is informative: `tools list` with one stdio server
-(mcp-server-time), which starts it, lists its tools and stops it.
+file that holds settings but no server. Informative rows: `tools list` with one stdio server (mcp-server-time),
+which starts it, lists its tools and stops it.
+
+Then what a configured server costs a run that never calls it: `agent ask` answered at once by the benchmark
+server, with no server, with [mcp.time] whose tool list is cached (the cache filled by one run first), with
+[mcp.time] and no cache (every run starts it, lists and caches its tools), and B with [mcp.time]. Target: the
+cached server adds at most 300 ms to the run without one.
 
 Each time is the median of RUNS processes after WARMUPS untimed ones, A and B interleaved in a rotating order,
 with Python's bytecode cache on in a temporary directory (as bench_startup.py does). Before timing, a probe
@@ -26,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_startup import time_commands
-from common import clean_env, environment_line, median, print_table, run_process, verdict
+from bench_startup import QUESTION, time_commands
+from common import BenchServer, clean_env, environment_line, median, print_table, run_process, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 1.05
@@ -45,6 +50,8 @@ with contextlib.redirect_stdout(io.StringIO()):
 print(json.dumps([name for name in absent if name in sys.modules]), file=sys.stderr)
 """
 COMMANDS = (["--help"], ["tools", "list"], ["tools", "list", "--json"])
+UNUSED_SERVER_MS = 300
+"""What a configured server whose tools are cached, and that the run never calls, may add to it."""
 
 
 def extract(ref: str, into: Path) -> Path:
@@ -73,6 +80,7 @@ def main() -> int:
 
         def env(src: Path, config: str) -> dict[str, str]:
             made = clean_env(PYTHONPATH=str(src), AGENTCLI_CONFIG=config, AGENTCLI_HOME=str(work / "home"))
+            made["XDG_CACHE_HOME"] = str(work / "cache")  # never the user's
             made["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
             made.pop("PYTHONDONTWRITEBYTECODE", None)
             return made
@@ -119,11 +127,17 @@ def main() -> int:
                 )
         print_table(["command", "A ms", "B ms", "A/B wall", "A/B cpu", "target", ""], rows)
 
-        print("\nagent tools list, A, informative (a server is started, listed and stopped), median of 3:")
+        print(
+            "\nagent tools list, A, informative (with no cache, a server is started, listed and stopped), median of 3:"
+        )
         agent_list = [sys.executable, "-m", "agentcli", "tools", "list"]
         served = {
             "no server": agent_list,
-            "with [mcp.time]": ["env", f"AGENTCLI_CONFIG={with_server}", *agent_list],
+            "with [mcp.time], no cache": [
+                *["sh", "-c", f'rm -rf "{work / "cache"}" && exec "$0" "$@"'],
+                *["env", f"AGENTCLI_CONFIG={with_server}", *agent_list],
+            ],
+            "with [mcp.time], its tools cached": ["env", f"AGENTCLI_CONFIG={with_server}", *agent_list],
             "import the SDK (from mcp import Client)": [sys.executable, "-c", "from mcp import Client"],
             "mcp-server-time's own imports": [sys.executable, "-c", "import mcp_server_time.server"],
         }
@@ -134,7 +148,54 @@ def main() -> int:
                 [name, f"{median([w for w, _ in runs]) * 1000:.0f}", f"{median([c for _, c in runs]) * 1000:.0f}"]
             )
         print_table(["command", "wall ms", "cpu ms"], rows)
+
+        print('\nagent ask "q" (answered at once), a configured server the run never calls; medians:')
+        headers = ["run", "wall ms", "cpu ms", "added wall", "added cpu", "target", ""]
+        print_table(headers, unused_server_rows(work, base_src, with_server))
     return 0
+
+
+def unused_server_rows(work: Path, base_src: Path, with_server: Path) -> list[list[str]]:
+    """`agent ask` with no server, with a server whose tools are cached, with one and no cache, and B's."""
+    ask = ["ask", QUESTION, "--no-judge", "--output", "plain"]
+    warm, cold = work / "cache-warm", work / "cache-cold"
+
+    def command(src: Path, config: Path, cache: Path) -> list[str]:
+        settings = [f"PYTHONPATH={src}", f"AGENTCLI_CONFIG={config}", f"XDG_CACHE_HOME={cache}"]
+        return ["env", *settings, sys.executable, "-m", "agentcli", *ask]
+
+    none = "A, no server"
+    cached = "A, [mcp.time], its tools cached"
+    commands = {
+        none: command(ROOT / "src", work / "absent.toml", warm),
+        cached: command(ROOT / "src", with_server, warm),
+        "A, [mcp.time], no cache (started, listed)": [
+            *["sh", "-c", f'rm -rf "{cold}" && exec "$0" "$@"'],
+            *command(ROOT / "src", with_server, cold),
+        ],
+        "B, [mcp.time]": command(base_src, with_server, work / "cache-base"),
+    }
+    with BenchServer() as server:
+        env = clean_env(LLM_API_KEY="x", LLM_BASE_URL=server.base_url, LLM_MODEL_NAME="bench-steps-1")
+        env.update(AGENTCLI_HOME=str(work / "home"), PYTHONPYCACHEPREFIX=str(work / "pycache"))
+        run_process(commands[cached], env, work)  # fills the cache (a version that caches)
+        times = time_commands(commands, env, work)
+    rows = []
+    for name, (wall, _, cpu) in times.items():
+        added = (wall - times[none][0]) * 1000
+        judged = name == cached
+        rows.append(
+            [
+                name,
+                f"{wall * 1000:.0f}",
+                f"{cpu * 1000:.0f}",
+                "" if name == none else f"{added:+.0f} ms",
+                "" if name == none else f"{(cpu - times[none][2]) * 1000:+.0f} ms",
+                f"<= {UNUSED_SERVER_MS} ms" if judged else "",
+                verdict(added, UNUSED_SERVER_MS) if judged else "",
+            ]
+        )
+    return rows
 
 
 def _timed(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:

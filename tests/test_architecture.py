@@ -36,9 +36,25 @@ ALLOWED = {
     # MCP servers' tools are Tools; their logs live in the store's home; they start through the sandbox's launcher
     "mcp": {"tools", "store", "sandbox"},
     "store": {"engine", "tools", "llm"},  # undo writes files back through the file layer
+    "hooks": {"engine", "tools"},  # the config file's hooks on the engine's seams; run_command's scrub of keys
     # a run's Agent from its settings, the saved session and its lease: the CLI's commands and a batch build here
-    "builder": {"agent", "engine", "llm", "store", "tools"},
-    "cli": {"builder", "agent", "render", "adapters", "tools", "llm", "engine", "store", "sandbox", "mcp"},
+    "builder": {"agent", "engine", "llm", "store", "tools", "hooks"},
+    # many tasks, each a run of its own (built by the builder): workspaces, setup and check in the sandbox, sessions
+    "batch": {"builder", "agent", "engine", "store", "sandbox", "tools", "llm"},
+    "cli": {
+        "batch",
+        "builder",
+        "agent",
+        "render",
+        "adapters",
+        "tools",
+        "llm",
+        "engine",
+        "store",
+        "sandbox",
+        "mcp",
+        "hooks",
+    },
 }
 
 

@@ -26,9 +26,11 @@ from agentcli.engine.budget import choose_window
 from agentcli.engine.context import Fitted, compact_now, fit_session
 from agentcli.engine.conversation import Conversation, FileRecord
 from agentcli.engine.files import RunPlan, SessionLedger
+from agentcli.engine.finish import BeforeFinish
 from agentcli.engine.judge import Judge
 from agentcli.engine.loop import Engine
-from agentcli.engine.policy import BeforeCall, approved_only
+from agentcli.engine.opening import BeforeRun, Observer, observed, opened
+from agentcli.engine.policy import AfterCall, BeforeCall, approved_only
 from agentcli.engine.session import Session
 from agentcli.engine.state import PlanStep, RunState, State
 from agentcli.events import Event, ModelTextDelta, RunFinished, ToolCalled, ToolProgress
@@ -86,9 +88,18 @@ class Run:
     """
 
     def __init__(
-        self, engine: Engine, session: Session, state: RunState, recorder: Recorder | None = None, *, system_prompt: str
+        self,
+        engine: Engine,
+        session: Session,
+        state: RunState,
+        recorder: Recorder | None = None,
+        *,
+        system_prompt: str,
+        prologue: Sequence[Event] = (),
+        observers: Sequence[Observer] = (),
     ) -> None:
         self.state = state
+        self._prologue, self._observers = prologue, observers
         self._engine = engine
         self._system_prompt = system_prompt
         self._session = session
@@ -113,7 +124,7 @@ class Run:
         saving = None if recorder is None else step_ended
         events = self._engine.run(session, self.state, saving, system_prompt=self._system_prompt)
         try:
-            for event in events:
+            for event in observed(events, self._observers, self._prologue):
                 if hasattr(event, "step"):
                     self._last = event
                 if recorder is not None and not isinstance(event, UNSAVED):
@@ -181,9 +192,10 @@ class Agent:
     `session` is the one it runs in (one read back from the store, to go on in its memory or to `resume()` its
     last run); a new one by default. `tools` are added to the built-ins (`builtins=False` leaves those out);
     `before_call` decides, before each tool call, whether it runs (`Allow()`) or what the model is told instead
-    (`Deny(reason)`); a `recorder` (the CLI's saves sessions) is handed each step of a run as it ends. `mcp`
-    servers (the config file's `[mcp.NAME]` blocks) are started at the first run and stopped by `close()`; `warn`
-    gets each one-line problem.
+    (`Deny(reason)`); a `recorder` (the CLI's saves sessions) is handed each step of a run as it ends;
+    `after_call`, `before_finish`, `before_run` and `observers` are the other seams (engine/policy.py,
+    finish.py, opening.py). `mcp` servers (`[mcp.NAME]` blocks) offer their tools from the first run (one whose
+    list is cached starts at its first call) and are stopped by `close()`; `warn` gets each one-line problem.
     """
 
     def __init__(
@@ -195,6 +207,10 @@ class Agent:
         session: Session | None = None,
         builtins: bool = True,
         before_call: BeforeCall = approved_only,
+        after_call: AfterCall | None = None,
+        before_finish: BeforeFinish | None = None,
+        before_run: BeforeRun | None = None,
+        observers: Sequence[Observer] = (),
         recorder: Recorder | None = None,
         mcp: Mapping[str, McpServer] | None = None,
         warn: Callable[[str], None] | None = None,
@@ -205,6 +221,7 @@ class Agent:
         self._warned: set[str] = set()
         self.recorder = recorder
         """Sees every run (the CLI's saves sessions); None saves nothing."""
+        self.before_run, self.observers = before_run, tuple(observers)
         # The file tools' ledger is the session's log, whichever session the agent holds (a new one after reset).
         on_change = None if recorder is None else recorder.changed
         ledger = SessionLedger(lambda: self.session, on_change)
@@ -240,6 +257,8 @@ class Agent:
             max_steps=settings.max_steps,
             judge=Judge(client) if settings.judge else None,
             before_call=before_call,
+            after_call=after_call,
+            before_finish=before_finish,
             sandbox=sandbox,
         )
 
@@ -255,12 +274,14 @@ class Agent:
 
     def start(self, question: str, *, planning: bool = False, plan: tuple[PlanStep, ...] = ()) -> Run:
         """Begin a question; iterate the Run for its events. A `planning` run is offered only the tools that
-        change nothing and ends with the model's plan; `plan` starts a run with a plan already accepted."""
+        change nothing and ends with the model's plan; `plan` starts a run with a plan already accepted.
+        QuestionRefused when the before_run seam refuses the question."""
         self.open_tools()
+        opening, prologue = opened(self.before_run, self.session, question)
         prompt = self.system_prompt()  # AGENTS.md is read at the start of each run
-        run = self.session.begin(question)
+        run = self.session.begin(question, opening.context)
         run.planning, run.plan = planning, plan
-        return Run(self.engine, self.session, run, self.recorder, system_prompt=prompt)
+        return self._run(self.session, run, prompt, prologue)
 
     def resume(self) -> Run:
         """Go on with the last run of the session, saved part-way (running, interrupted or failed): calls that
@@ -273,7 +294,14 @@ class Agent:
             run.state, run.failure, run.answer = State.THINKING, "", None
             run.format_errors = run.stuck_turns = run.stream_retries = 0
         self.open_tools()
-        return Run(self.engine, session, run, self.recorder, system_prompt=self.system_prompt())
+        _, prologue = opened(self.before_run, session, None)
+        return self._run(session, run, self.system_prompt(), prologue)
+
+    def _run(self, session: Session, run: RunState, prompt: str, prologue: Sequence[Event]) -> Run:
+        observers = self.observers
+        return Run(
+            self.engine, session, run, self.recorder, system_prompt=prompt, prologue=prologue, observers=observers
+        )
 
     def open_tools(self) -> None:
         """Start the MCP servers, whose tools join the registry (done by the first run; again, nothing happens).
@@ -292,13 +320,14 @@ class Agent:
         from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
         from agentcli.engine.instructions import instructions_limit, system_prompt
 
-        return system_prompt(
+        prompt = system_prompt(
             BASE_SYSTEM_PROMPT,
             self.settings.workspace,
             instructions=self.settings.instructions,
             limit=instructions_limit(self.session.budget.window),  # a small window is not spent on AGENTS.md
             warn=self._warn_once,
         )
+        return "\n\n".join(filter(None, (prompt, self.session.instructions)))  # and what before_run added
 
     def _warn_once(self, message: str) -> None:
         """Each warning once per Agent: a chat reads AGENTS.md again at every question."""
@@ -307,9 +336,8 @@ class Agent:
             self._warn(message)
 
     def context(self, *, compact: bool = False) -> tuple[Fitted, tuple[Usage, ...]]:
-        """What the first request of a next question would send of the session, made to fit its budget (an
-        estimate: no summary is asked for), and what that cost (nothing); `compact` has the model summarise
-        the turns so far now, for every later question. Chat's /context and /compact."""
+        """What the next question's first request would send of the session, fitted (an estimate: no summary is
+        asked for), and its cost; `compact` has the model summarise it now. Chat's /context and /compact."""
         session = self.session
         build = self.engine.builder(session.mode, self.system_prompt())
         if compact:

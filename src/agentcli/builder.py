@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,8 +30,10 @@ from agentcli.llm.types import ChatClient
 from agentcli.text import warn_line
 
 if TYPE_CHECKING:
-    from agentcli.config.tables import McpServer
+    from agentcli.config.tables import Hooks, McpServer
     from agentcli.engine.session import Session
+    from agentcli.hooks import ConfigHooks
+    from agentcli.hooks.seams import Ask
     from agentcli.store.db import Store
     from agentcli.store.recorder import SessionRecorder
     from agentcli.store.saved import Saved
@@ -68,6 +71,8 @@ class RunSpec:
     part-way), in the protocol it was speaking; instead of asking a new question in its memory."""
     save: bool = True
     """Save the session as it runs; False saves nothing."""
+    store: Path | None = None
+    """The sessions database a new session is saved in; None: the one in agentcli's data directory."""
     look_for: Sequence[LocalServer] = ()
     """Where to look for a local OpenAI-compatible server when no model and no endpoint are configured (the
     CLI's `ask` and `chat`: llm/discovery.py's WELL_KNOWN ports); none: a model must be configured."""
@@ -98,23 +103,36 @@ class RunSetup:
     servers: Mapping[str, McpServer] = field(default_factory=dict)
     """The MCP servers: started at the first run, stopped when the Agent is closed."""
     client: ClientFactory | None = None
+    hooks: Hooks | None = None
+    """The config file's `[[hooks.EVENT]]` tables: on the Agent's seams, composed with its policy."""
     flags: Mapping[str, Any] = field(default_factory=dict)
     """The settings the caller gave (RunSpec.flags): what `with_model` keeps."""
     found: Found | None = None
     """The local server the run found, none being configured: its model and base URL."""
 
-    def agent(self, before_call: BeforeCall = approved_only, tools: Iterable[Tool] = ()) -> Agent:
+    @cached_property
+    def hooked(self) -> ConfigHooks | None:
+        """The hooks as they run in this run's workspace (None: the file has none)."""
+        if self.hooks is None:
+            return None
+        from agentcli.hooks import ConfigHooks, Place
+
+        return ConfigHooks(self.hooks, Place(self.settings.workspace, self.settings.key_variables))
+
+    def agent(
+        self, before_call: BeforeCall = approved_only, tools: Iterable[Tool] = (), *, ask: Ask | None = None
+    ) -> Agent:
         """The Agent, its policy `before_call`, its tools the built-ins and `tools`; close it (or use it in a
-        `with`) to stop its servers and give up the lease."""
+        `with`) to stop its servers and give up the lease. With hooks, a PreToolUse `allow` skips `before_call`,
+        and `ask` puts a call to a person (None: nobody can be asked, so such a call is refused)."""
         client = None if self.client is None else self.client(self.settings)
+        seams: dict[str, Any] = {"before_call": before_call}
+        if self.hooked is not None:
+            from agentcli.hooks.seams import nobody_asks
+
+            seams = self.hooked.seams(before_call, ask or nobody_asks)
         return Agent(
-            self.settings,
-            tools,
-            client,
-            session=self.session,
-            before_call=before_call,
-            recorder=self.recorder,
-            mcp=self.servers,
+            self.settings, tools, client, session=self.session, recorder=self.recorder, mcp=self.servers, **seams
         )
 
     def with_model(self, name: str, session: Session | None) -> RunSetup:
@@ -143,8 +161,9 @@ def prepare(spec: RunSpec) -> RunSetup:
         settings = _served_by(configured, found).require_model()
         recorder = _recorder(spec, settings)
         return RunSetup(
-            settings, recorder=recorder, servers=config.mcp, client=spec.client, flags=spec.flags, found=found
-        )
+            settings, recorder=recorder, servers=config.mcp, client=spec.client, hooks=config.hooks,
+            flags=spec.flags, found=found,
+        )  # fmt: skip
     from agentcli.store.db import Store
 
     store = Store.open()
@@ -186,7 +205,7 @@ def _going_on(spec: RunSpec, store: Store, config: ConfigFile) -> RunSetup:
         store.close()
     else:
         recorder.adopt(session)  # before anything runs: a session another process is running is refused here
-    return RunSetup(settings, session, saved, recorder, config.mcp, spec.client, spec.flags)
+    return RunSetup(settings, session, saved, recorder, config.mcp, spec.client, config.hooks, spec.flags)
 
 
 def _new_session_id(spec: RunSpec) -> str:
@@ -203,7 +222,7 @@ def _new_session_id(spec: RunSpec) -> str:
         canonical = str(uuid.UUID(given.strip()))
     except ValueError:
         raise ConfigError(f"--session-id {given!r} is not a UUID (e.g. {uuid.uuid4()})") from None
-    with Store.open() as store:
+    with Store.open(spec.store) as store:
         try:
             store.resolve(canonical)
         except UnknownSession:
@@ -273,7 +292,7 @@ def _recorder(spec: RunSpec, settings: Settings, store: Store | None = None) -> 
     from agentcli.store.recorder import SessionRecorder
 
     return SessionRecorder(
-        (lambda: store) if store is not None else Store.open,
+        (lambda: store) if store is not None else (lambda: Store.open(spec.store)),
         model=settings.model,
         endpoint=settings.endpoint,
         workspace=settings.workspace,

@@ -1,7 +1,11 @@
-"""One exception tree for everything agentcli raises on purpose.
+"""One exception tree for everything agentcli raises on purpose; a subclass that belongs to one caller lives beside
+it (named here with its module), the rest in this file.
 
     AgentError                  base: anything the CLI turns into a clear message, never a traceback
     ├── ConfigError             settings are missing or invalid                    -> exit 2
+    │   ├── ToolLoadError       a --tools file or a plugin cannot give its tools   (tools/loading.py)
+    │   └── NothingToResume     the session's last run finished                    (builder.py)
+    ├── QuestionRefused         a UserPromptSubmit hook refused the question       -> exit 2
     ├── LLMError                the model endpoint failed after retries            -> run FAILED, exit 1
     │   ├── ToolsUnsupportedError  the endpoint rejected `tools` (auto mode falls back to react)
     │   ├── ContextLengthError  the conversation does not fit the model's context window (never retried)
@@ -12,13 +16,22 @@
     │       └── ReplyTooLargeError
     ├── FormatError             the model's reply could not be decoded; `.hint` is what the model is told
     ├── StoreError              sessions.db cannot be opened, read or written     -> a warning; the run goes on
+    │   └── SessionBusy         another live process runs the session              (store/lease.py)
     └── InvariantError          our own bug: the conversation or state machine broke a rule (fails loudly)
 
 Model mistakes inside a tool call (unknown tool, bad JSON, wrong parameters) are not exceptions at all:
-the tool registry turns them into a ToolResult the model reads.
+the tool registry turns them into a ToolResult the model reads. The package's other exception classes are signals
+from a function to its caller (a tool's refusal that becomes its result, a calculator rule, a config value that
+does not fit, an unknown session id, a launcher step that failed, a Ctrl-C a tool reports as ToolInterrupted):
+each is caught by that caller and never reaches the CLI's map of exit codes as itself.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentcli.events import Event
 
 
 class AgentError(Exception):
@@ -107,3 +120,12 @@ class ReplyTooLargeError(ReplyBoundError):
     def __init__(self, megabytes: int, message: str | None = None) -> None:
         super().__init__(message or f"The reply was larger than {megabytes} MB.")
         self.megabytes = megabytes
+
+
+class QuestionRefused(AgentError):
+    """A before_run seam (a UserPromptSubmit hook) refused the question: nothing was sent. `events` are what the
+    seam reported (its hooks' runs), for the caller to show."""
+
+    def __init__(self, reason: str, events: list[Event]) -> None:
+        super().__init__(reason)
+        self.events = events

@@ -174,6 +174,23 @@ class CallDenied(Event):
 
 
 @dataclass(frozen=True, kw_only=True)
+class HookRan(Event):
+    """One run of a configured hook (hooks/): the user's program at `event`, and what it decided."""
+
+    type: ClassVar[str] = "hook"
+    event: str
+    """SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Notification or Stop."""
+    command: str
+    exit_code: int | None
+    """Its exit status; None when it was killed at its timeout or could not be started."""
+    seconds: float
+    decision: str | None
+    """allow, deny, ask, block, error (it failed: see `reason`), or None (it decided nothing)."""
+    reason: str = ""
+    """Why it blocked, denied or asked, or what went wrong; and whether an error was ignored."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Compacted(Event):
     """What was sent was made smaller to fit the context window (the log keeps everything)."""
 

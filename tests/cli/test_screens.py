@@ -140,6 +140,27 @@ def test_approval_prompts_answered_yes_no_and_ctrl_c(scripted_server: ScriptedSe
     check("approval_80", screen)
 
 
+def test_only_a_change_that_would_apply_is_asked_about(scripted_server: ScriptedServer, workspace: Path) -> None:
+    # An edit of a file not read and one whose old_text is not there are refused with no prompt (the TOOL panel
+    # says why); the one edit that would apply shows its diff and asks, and `n` refuses it.
+    scripted_server.script = [
+        tool_calls(("edit_file", {"path": "notes.txt", "old_text": "7", "new_text": "8"})),
+        tool_calls(("read_file", {"path": "notes.txt"})),
+        tool_calls(("edit_file", {"path": "notes.txt", "old_text": "third number: 9", "new_text": "8"})),
+        tool_calls(("edit_file", {"path": "notes.txt", "old_text": "second number: 7", "new_text": "second: 8"})),
+        text("I left notes.txt as it was."),
+    ]
+    args = ["ask", "change the second number to 8", "--no-judge"]
+    terminal = Pty(args, columns=80, cwd=workspace, env=environment(scripted_server))
+    terminal.read_until("[y/N/a] ")
+    terminal.type("n\r")
+    screen = screen_of(terminal)
+    assert terminal.process.returncode == 0, screen
+    assert screen.count("[y/N/a]") == 1 and "+second: 8" in screen
+    assert (workspace / "notes.txt").read_text(encoding="utf-8") == "first number: 6\nsecond number: 7\n"
+    check("edit_refused_80", screen)
+
+
 def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, workspace: Path) -> None:
     # Ctrl-C while an answer streams: the turn is cancelled and taken back, not the session, and the partial text
     # stays in one panel (no stale border from the live region); what is said of it is what is true in a chat

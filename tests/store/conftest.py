@@ -234,3 +234,11 @@ def saving_agent(llm: ScriptedClient, workspace: Path) -> Iterator[SavingAgent]:
 def saved_session(reference: str | None = None) -> Saved:
     with Store.open() as store:
         return store.load(store.resolve(reference))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The session store's home of a test that saves in-process (`AGENTCLI_HOME`)."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("AGENTCLI_HOME", str(home))
+    return home

@@ -27,13 +27,6 @@ from tests.support.calls import pending
 RUNNER = CliRunner()
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    monkeypatch.setenv("AGENTCLI_HOME", str(home))
-    return home
-
-
 def saving_agent(workspace: Path, llm: ScriptedClient, warnings: list[str], **settings: Any) -> Agent:
     made = agent_settings(workspace, **settings)
     recorder = SessionRecorder(

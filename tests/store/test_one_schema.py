@@ -104,6 +104,22 @@ def test_its_interrupted_run_resumes_with_its_guard_rebuilt_from_the_log(
     ]  # fmt: skip
 
 
+def test_a_file_of_version_5_gets_the_made_directories_column_once(tmp_path: Path) -> None:
+    # Version 5 is this schema without records.made_dirs: made here from a new file, with a record in it.
+    path, new = tmp_path / "v5.db", tmp_path / "new.db"
+    Store.open(new).close()
+    Store.open(path).close()
+    with sqlite3.connect(path) as raw:
+        raw.execute("ALTER TABLE records DROP COLUMN made_dirs")
+        raw.execute("INSERT INTO records VALUES ('s1', 0, 'call_1', 'a.txt', 'd', NULL, X'6100')")
+        raw.execute(f"PRAGMA user_version = {schema.UNMADE_VERSION}")
+    Store.open(path).close()
+    assert shape(path) == shape(new)
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("PRAGMA user_version").fetchone() == (schema.VERSION,)
+        assert raw.execute("SELECT path, made_dirs FROM records").fetchall() == [("a.txt", "[]")]
+
+
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_a_file_of_an_early_version_is_refused_and_left_untouched(tmp_path: Path, version: int) -> None:
     path = tmp_path / "sessions.db"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
+from agentcli.engine.calls import pending as pending_call
 from agentcli.engine.policy import PendingCall
 from agentcli.tools.core.binding import BoundCall
 from agentcli.tools.core.registry import ToolRegistry
@@ -18,6 +18,8 @@ def bound(tools: ToolRegistry, name: str, arguments: str | dict[str, Any], call_
 
 
 def pending(tools: ToolRegistry, name: str, arguments: str | dict[str, Any], step: int = 1) -> PendingCall:
-    """What the engine hands the before_call policy for that call, its preview included."""
-    call = bound(tools, name, arguments)
-    return PendingCall(call, step, functools.partial(tools.preview, call))
+    """What the engine hands the before_call policy for that call, its preview and rebind included; the tool
+    must not refuse it."""
+    made = pending_call(tools, bound(tools, name, arguments), step)
+    assert isinstance(made, PendingCall), made.content
+    return made

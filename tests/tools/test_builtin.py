@@ -57,11 +57,12 @@ def test_the_built_ins_that_change_files_ask_first_and_show_what_they_would_do(t
         assert spec.read_only is (tool.name not in changing), tool.name  # --read-only and planning runs keep it
         assert spec.idempotent is (tool.name not in changing), tool.name  # the repeat guard answers a repeat
         assert (spec.preview is not None) is (tool.name in changing), tool.name
+        assert spec.preview_checks is (tool.name in {"edit_file", "write_file"}), tool.name  # refused unasked
     (tmp_path / "a.txt").write_text("one\n")
     tools = builtin_tools(tmp_path)
     tools.call("read_file", {"path": "a.txt"})
     diff = tools.preview(bound(tools, "edit_file", {"path": "a.txt", "old_text": "one", "new_text": "two"}))
-    assert diff is not None and "-one" in diff and "+two" in diff
+    assert isinstance(diff, str) and "-one" in diff and "+two" in diff
     assert (tmp_path / "a.txt").read_text() == "one\n"
 
 

@@ -18,6 +18,7 @@ from agentcli.tools.core.registry import ToolRegistry, ToolResult
 from agentcli.tools.files.changes import FileNotChanged, Plan, apply_plan, plan_edit, plan_write
 from agentcli.tools.files.edit_file import preview_edit
 from agentcli.tools.files.text_file import MAX_FILE_BYTES
+from tests.support.calls import bound
 
 BOM = b"\xef\xbb\xbf"
 
@@ -197,6 +198,9 @@ def test_a_resumed_call_never_applies_its_change_twice(ws: Path, tools: ToolRegi
     ok(tools.call("edit_file", {"path": "a.txt", "old_text": "a", "new_text": "b"}, call_id="call-7"))
     (ws / "a.txt").write_text("b\n")  # as the kill left it: applied
     inode = (ws / "a.txt").stat().st_ino
+    # its preview (made before anyone is asked) shows the recorded change rather than refusing a file that holds it
+    preview = tools.preview(bound(tools, "edit_file", {"path": "a.txt", "old_text": "a", "new_text": "b"}, "call-7"))
+    assert isinstance(preview, str) and "-a" in preview and "+b" in preview
     again = ok(tools.call("edit_file", {"path": "a.txt", "old_text": "a", "new_text": "b"}, call_id="call-7"))
     assert "already applied before the run stopped" in again and (ws / "a.txt").stat().st_ino == inode
     (ws / "a.txt").write_text("a\n")  # killed between the record and the rename: not applied

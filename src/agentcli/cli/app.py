@@ -29,6 +29,8 @@ COMMANDS = {
     "prompt": "agentcli.cli.prompt_cmd:prompt",
     "config": "agentcli.cli.config_cmd:config_app",
     "mcp": "agentcli.cli.mcp_cmd:mcp_app",
+    "hooks": "agentcli.cli.hooks_cmd:hooks_app",
+    "batch": "agentcli.cli.batch_cmd:batch",
 }
 """Each command's name and where it is defined (a function, or a Typer app of subcommands), in help order."""
 

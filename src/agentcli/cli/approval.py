@@ -6,7 +6,9 @@ fights Rich's Live display) and after what was typed before the prompt has been 
 was meant for something else). `y` allows the call; `a` allows this tool for the rest of the session; `n` or
 Enter refuses it; anything else refuses it and is told to the model as the user's reason. `--yes` approves
 every call; with no terminal to ask on, the call is refused. Ctrl-C at the prompt is an interrupt like anywhere
-else: KeyboardInterrupt goes up unchanged.
+else: KeyboardInterrupt goes up unchanged. A PreToolUse hook that answers `ask` puts the call to the user through
+`ask()`, whatever `--yes`, an allow rule or an earlier `a` says; `waiting` is told before each question waits (a
+Notification hook).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Callable
 from typing import IO, TYPE_CHECKING
 
 from agentcli.config import Settings
@@ -65,6 +68,8 @@ class Approval:
         self._explained = False
         self._always: set[str] = set()
         """Tools the user allowed for the rest of the session (`a`)."""
+        self.waiting: Callable[[PendingCall], None] | None = None
+        """Told when a question is about to wait for the user (a Notification hook)."""
 
     @property
     def sandboxed(self) -> bool:
@@ -83,6 +88,12 @@ class Approval:
         command = _command_of(call)
         if command is not None and (command in self._commands or (self.rules.matches(command) and self.sandboxed)):
             return Allow()
+        return self.ask(call)
+
+    def ask(self, call: PendingCall, reason: str = "") -> Decision:
+        """Put `call` to the user, whatever --yes or the allow rules say (a hook asked, for `reason`); refused
+        without a terminal to ask on."""
+        command = _command_of(call)
         if self.renderer is not None:
             self.renderer.close()  # ends any live region (spinner, streaming panel) before we write
         stdin, stderr = self._stdin or sys.stdin, self._stderr or sys.stderr
@@ -96,6 +107,10 @@ class Approval:
                 )
                 stderr.flush()
             return Deny(REFUSAL)
+        if reason:
+            stderr.write(visible(f"a hook asks: {reason}", one_line=True) + "\n")
+        if self.waiting is not None:
+            self.waiting(call)
         preview = call.describe()
         if command is not None:
             stderr.write(command_shown(command, preview or "", color=_colour(stderr), width=terminal_width(stderr)))

@@ -70,15 +70,16 @@ def _question(given: str) -> str:
 def _ask(question: str, options: RunOptions, *, plan: bool) -> RunFinished:
     from agentcli.cli.approval import Approval
     from agentcli.cli.headless import watched
+    from agentcli.cli.hooking import approved_agent
     from agentcli.cli.saving import prepare_run
     from agentcli.cli.turn import answer_question
 
     tools = options.extra_tools()
     kind = options.output_kind()
     run = prepare_run(options, look=True)
-    renderer, policy = watched(kind, run)
+    renderer, watchdog = watched(kind, run)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
-    with run.agent(policy(approval), tools) as agent:
+    with approved_agent(run, approval, tools, watchdog=watchdog) as agent:
         if plan:
             from agentcli.cli.planning import plan_then_work
 

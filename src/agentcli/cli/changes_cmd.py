@@ -1,8 +1,9 @@
 """`agent diff [ID]` and `agent undo [ID]`: the file changes a saved session made, shown and put back.
 
-The work is in `agentcli.store.undo`; here are the terminal, the question and the exit codes:
-undo exits 0 when every file was reverted, 1 when some file was not (changed since, or not asked on a
-terminal and no --yes), 2 when there is nothing to undo or no such session.
+The work is in `agentcli.store.undo`; here are the terminal, the question and the exit codes: undo names the
+files it leaves alone (changed since the run) first, then shows the diff of what it reverts and asks; it exits 0
+when every file was reverted, 1 when some file was not (changed since, or not asked on a terminal and no --yes),
+2 when there is nothing to undo or no such session.
 """
 
 from __future__ import annotations
@@ -56,34 +57,47 @@ def undo(
     """Put back the files the last run of a session changed (a file it created is removed); again, the run
     before. A file changed since the run left it is left alone unless --force."""
     from agentcli.store.lease import this_process
+    from agentcli.store.undo import LEFT_ALONE, undo_plan
     from agentcli.store.undo import undo as revert
-    from agentcli.store.undo import undo_plan
-    from agentcli.text import visible
 
     store, saved, session = _load(session_id)
     root = workspace_root(workspace) if workspace is not None else Path(saved.summary.workspace)
-    plan = undo_plan(session, root)
+    plan = undo_plan(session, root, force=force)
     if plan is None:
         raise fail(f"error: session {session.id} has no change left to undo", EXIT_USAGE)
     assert session.id is not None
     owner = this_process()
     store.acquire(session.id, owner)  # a session a live run is changing is not undone under it
     try:
-        sys.stderr.write(f"undo run {plan.run.number + 1} of session {session.id}: {len(plan.files)} file(s)\n")
-        _show("".join(item.diff() for item in plan.files))
+        files = len(plan.files) + len(plan.left)
+        sys.stderr.write(f"undo run {plan.run.number + 1} of session {session.id}: {files} file(s)\n")
+        for item in plan.left:  # named before anything is asked: the diff below does not hold them
+            _say(f"{item.path}: {LEFT_ALONE}")
+        if not plan.files:
+            raise fail("nothing was reverted: every file the run changed has changed since", EXIT_NO_ANSWER)
+        _show(plan.diff())
         if not yes and not _confirmed():
             raise fail("not undone: nothing was changed (--yes reverts without asking)", EXIT_NO_ANSWER)
-        outcomes = revert(plan, root, force=force)
-        for item, outcome in outcomes:
-            sys.stderr.write(visible(f"{item.path}: {outcome}", one_line=True) + "\n")  # a path is anyone's text
-        done = all(outcome in ("reverted", "removed") for _, outcome in outcomes)
-        if any(outcome in ("reverted", "removed") for _, outcome in outcomes):
+        undone = revert(plan, root)
+        for path, outcome in undone.files:
+            _say(f"{path}: {outcome}")
+        for path in undone.removed_dirs:
+            _say(f"{path}/: removed (the run made it, and it is empty now)")
+        done = all(undone.reverted) and not plan.left
+        if any(undone.reverted):
             plan.run.undone = True
             store.save_run(session.id, str(owner), plan.run, saved.statuses[plan.run.number])
     finally:
         store.release(session.id, owner)
         store.close()
     raise typer.Exit(EXIT_ANSWER if done else EXIT_NO_ANSWER)
+
+
+def _say(line: str) -> None:
+    """One line on stderr, escaped: a path is anyone's text."""
+    from agentcli.text import visible
+
+    sys.stderr.write(visible(line, one_line=True) + "\n")
 
 
 def _load(reference: str | None) -> tuple[Store, Saved, Session]:

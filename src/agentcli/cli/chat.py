@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from agentcli.builder import RunSetup
     from agentcli.cli.approval import Approval
     from agentcli.cli.headless import Watchdog
-    from agentcli.engine.policy import BeforeCall
     from agentcli.events import Event
     from agentcli.render import Renderer
     from agentcli.tools.core.tool import Tool
@@ -142,6 +141,7 @@ def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
     from agentcli.cli.approval import Approval
     from agentcli.cli.headless import Watchdog, final_always, quiet_limit
+    from agentcli.cli.hooking import approved_agent
     from agentcli.cli.saving import prepare_run
 
     with final_always(options.output_kind()):  # JSON lines end with a final object, a usage error's too
@@ -150,8 +150,8 @@ def chat(options: RunOptions) -> None:
         approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
         json = options.output_kind() == "json"
         watchdog = Watchdog(quiet_limit(run.settings, run.servers)) if json else None
-        policy = approval if watchdog is None else watchdog.pausing(approval)
-        talk = Talk(run, run.agent(policy, tools), approval, policy, tools, watchdog)
+        agent = approved_agent(run, approval, tools, watchdog=watchdog)
+        talk = Talk(run, agent, approval, tools, watchdog)
         try:
             _talk(talk, options)
         finally:
@@ -167,16 +167,16 @@ class Talk:
     setup: RunSetup
     agent: Agent
     approval: Approval
-    policy: BeforeCall
-    """The approval, as the agent asks it (with JSON lines, with the watchdog asleep)."""
     tools: list[Tool]
     watchdog: Watchdog | None = None
 
     def switch(self, model: str) -> None:
         """Ask the next questions of `model`, in the same session (ConfigError: nothing changes)."""
+        from agentcli.cli.hooking import approved_agent
+
         old = self.agent
         self.setup = self.setup.with_model(model, old.session)
-        self.agent = self.setup.agent(self.policy, self.tools)
+        self.agent = approved_agent(self.setup, self.approval, self.tools, watchdog=self.watchdog)
         old.recorder = None  # it saves for the new agent now: closing the old one keeps the session's lease
         old.close()
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import typer
 
-from agentcli.errors import AgentError, ConfigError
+from agentcli.errors import AgentError, ConfigError, QuestionRefused
 
 if TYPE_CHECKING:
     from agentcli.events import RunFinished
@@ -82,7 +82,7 @@ def guarded(command: Callable[P, R]) -> Callable[P, R]:
                 return command(*args, **kwargs)
             finally:
                 sys.stdout.flush()  # a write cut short fails here, mapped below, not silently at exit
-        except ConfigError as exc:
+        except (ConfigError, QuestionRefused) as exc:
             raise fail(f"error: {exc}", EXIT_USAGE) from None
         except KeyboardInterrupt as exc:
             raise fail(f"\ninterrupted {exc}".rstrip(), EXIT_INTERRUPTED) from None

@@ -12,19 +12,20 @@ its result). Two things hold it:
   stuck past its bound): the watchdog says so on stderr and interrupts the run as Ctrl-C would (its final line says
   "interrupted"; `agent resume ID` goes on). A run that has not stopped GRACE_S later is ended: the final
   line (status "error") is written, and the process exits 1. Waiting on the user (an approval) is no silence
-  of the run's: the watchdog sleeps while the before_call policy decides (`pausing`).
+  of the run's: the watchdog sleeps while the approval prompt asks (`asleep_in`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from agentcli.cli.exits import EXIT_NO_ANSWER
 from agentcli.config import Settings
@@ -33,9 +34,11 @@ from agentcli.errors import AgentError
 if TYPE_CHECKING:
     from agentcli.builder import RunSetup
     from agentcli.config.tables import McpServer
-    from agentcli.engine.policy import BeforeCall, Decision, PendingCall
     from agentcli.events import Event, RunFinished
     from agentcli.render import Renderer
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 MARGIN_S = 5.0
 """Past the longest bound: what a busy machine may add to a wait that keeps its bound."""
@@ -55,15 +58,15 @@ def quiet_limit(settings: Settings, servers: Mapping[str, McpServer]) -> float:
     return longest + MARGIN_S
 
 
-def watched(kind: str, setup: RunSetup) -> tuple[Renderer, Callable[[BeforeCall], BeforeCall]]:
-    """The renderer of `setup`'s runs, and what their policy is wrapped in: with JSON lines, a Watchdog sees both."""
+def watched(kind: str, setup: RunSetup) -> tuple[Renderer, Watchdog | None]:
+    """The renderer of `setup`'s runs and, with JSON lines, the Watchdog that sees its events."""
     from agentcli.render import make_renderer
 
     renderer = make_renderer(kind, sys.stdout, sys.stderr)
     if kind != "json":
-        return renderer, lambda policy: policy
+        return renderer, None
     watchdog = Watchdog(quiet_limit(setup.settings, setup.servers))
-    return watchdog.watched(renderer), watchdog.pausing
+    return watchdog.watched(renderer), watchdog
 
 
 def _final(status: str, *, steps: int = 0, elapsed_s: float = 0.0, session_id: str = "") -> RunFinished:
@@ -147,15 +150,16 @@ class Watchdog:
                 self._thread.start()
             self._wake.notify()
 
-    def pausing(self, policy: BeforeCall) -> BeforeCall:
-        """`policy`, asked with the watchdog asleep: an approval waits for the user, and that is no silence of
-        the run's; the silence starts again once it has decided."""
+    def asleep_in(self, decide: Callable[P, R]) -> Callable[P, R]:
+        """`decide` (the approval prompt), called with the watchdog asleep: waiting for the user is no silence
+        of the run's; the silence starts again once it has decided."""
 
-        def decided(call: PendingCall) -> Decision:
+        @functools.wraps(decide)
+        def decided(*args: P.args, **kwargs: P.kwargs) -> R:
             with self._wake:
                 armed, self._armed = self._armed, False
             try:
-                return policy(call)
+                return decide(*args, **kwargs)
             finally:
                 with self._wake:
                     self._armed, self._last = armed, time.monotonic()

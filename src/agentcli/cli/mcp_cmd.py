@@ -1,6 +1,6 @@
 """`agent mcp list`: the configured MCP servers, how each is isolated and where it starts, whether it starts, and
 the tools it offers (as the model sees their names). Every server is started as a run would start it (the current
-directory as the workspace), listed, and stopped."""
+directory as the workspace), listed, and stopped; what it lists is cached for the runs that follow."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def list_servers(
 
     notes: list[str] = []
     isolation = server_isolation()
-    started = McpServers(in_workspace(servers, workspace_root()), warn=notes.append)
+    started = McpServers(in_workspace(servers, workspace_root()), warn=notes.append, cached=False)
     try:
         tools = started.start()
         report = [

@@ -55,9 +55,9 @@ def plan_then_work(
     `steps_out` (stdout, unless it carries JSON lines) gets the plan's steps when no terminal can be asked."""
     from agentcli.cli.approval import ask_terminal
     from agentcli.cli.plan_editor import edit_text
-    from agentcli.cli.turn import finish
+    from agentcli.cli.turn import begun, finish
 
-    planning = agent.start(PLANNING.format(question=question), planning=True)
+    planning = begun(agent, PLANNING.format(question=question), renderer, planning=True)
     planning.state.asked = question
     planned = finish(planning, renderer)
     steps = agent.session.runs[-1].plan
@@ -72,7 +72,7 @@ def plan_then_work(
         edited=" after editing it" if accepted != steps else "",
         checklist=_checklist(accepted),
     )
-    work = agent.start(message, plan=accepted)
+    work = begun(agent, message, renderer, plan=accepted)
     work.state.asked = question
     return finish(work, renderer)
 

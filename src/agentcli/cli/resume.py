@@ -48,15 +48,16 @@ def resume(
 def _resume(session_id: str | None, options: RunOptions) -> RunFinished:
     from agentcli.cli.approval import Approval
     from agentcli.cli.headless import watched
+    from agentcli.cli.hooking import approved_agent
     from agentcli.cli.saving import prepare_run
     from agentcli.cli.turn import finish
 
     run = prepare_run(options, resume=True, session_id=session_id)
     if session_id is None and run.saved is not None:
         _say_which(run.saved)
-    renderer, policy = watched(options.output_kind(), run)
+    renderer, watchdog = watched(options.output_kind(), run)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
-    with run.agent(policy(approval), options.extra_tools()) as agent:
+    with approved_agent(run, approval, options.extra_tools(), watchdog=watchdog) as agent:
         return finish(agent.resume(), renderer)
 
 

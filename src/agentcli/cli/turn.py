@@ -6,15 +6,32 @@ import contextlib
 import dataclasses
 from typing import TYPE_CHECKING
 
+from agentcli.errors import QuestionRefused
+
 if TYPE_CHECKING:  # the engine and its events are imported only when a question is asked: `--help` stays fast
     from agentcli.agent import Agent, Run
+    from agentcli.engine.state import PlanStep
     from agentcli.events import RunFinished
     from agentcli.render import Renderer
 
 
 def answer_question(agent: Agent, question: str, renderer: Renderer) -> RunFinished:
     """Render every event of one run. Ctrl-C forgets the turn and re-raises, saying where the run was."""
-    return finish(agent.start(question), renderer)
+    return finish(begun(agent, question, renderer), renderer)
+
+
+def begun(
+    agent: Agent, question: str, renderer: Renderer, *, planning: bool = False, plan: tuple[PlanStep, ...] = ()
+) -> Run:
+    """`agent.start(question)`; a question a hook refused goes up as QuestionRefused once its hooks' runs are
+    shown."""
+    try:
+        return agent.start(question, planning=planning, plan=plan)
+    except QuestionRefused as refused:
+        for event in refused.events:
+            renderer.handle(event)
+        renderer.close()
+        raise
 
 
 def finish(run: Run, renderer: Renderer) -> RunFinished:

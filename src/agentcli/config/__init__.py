@@ -7,7 +7,7 @@ table.py     what a row of the table says; the kinds of value and the checks
 settings.py  Settings, whose fields are the table's rows
 lines.py     a config file's text, to name the line of a mistake
 file.py      the TOML file: the table's keys, the key's variable, model aliases; load_config
-tables.py    its tables that Pydantic reads ([mcp.NAME])
+tables.py    its tables that Pydantic reads ([mcp.NAME], [[hooks.EVENT]])
 loading.py   load_settings: the precedence, and the rules for aliases, sessions and `.env`
 """
 

@@ -17,6 +17,9 @@ of the variable that does (`api_key_env`), so the file can be shared or committe
     command = "uvx"
     args = ["mcp-server-time"]
 
+    [[hooks.PreToolUse]]             # a hook: config/tables.py, hooks/
+    command = "~/bin/guard.sh"
+
 A malformed file is a ConfigError naming the file and the line.
 """
 
@@ -36,12 +39,12 @@ from agentcli.config.table import variable_name
 from agentcli.errors import ConfigError
 
 if TYPE_CHECKING:
-    from agentcli.config.tables import McpServer
+    from agentcli.config.tables import Hooks, McpServer
 
 KEYS = {row.key: row for row in TABLE if row.key is not None}
 """The settings the file may set, by their key."""
 KEY_VARIABLE = "api_key_env"
-TABLES = ("mcp",)
+TABLES = ("mcp", "hooks")
 """The keys of the tables Pydantic reads (config/tables.py)."""
 
 
@@ -82,6 +85,8 @@ class ConfigFile:
     """The variable that holds the key (never the key itself)."""
     aliases: Mapping[str, Alias] = field(default_factory=dict)
     mcp: Mapping[str, McpServer] = field(default_factory=dict)
+    hooks: Hooks | None = None
+    """The `[[hooks.EVENT]]` tables (None: the file has none)."""
 
     def __post_init__(self) -> None:
         if self.api_key_env is not None:
@@ -134,7 +139,9 @@ def load_config(path: Path | None = None) -> ConfigFile:
         return ConfigFile(where, settings, data.get(KEY_VARIABLE), aliases)
     from agentcli.config.tables import read_tables
 
-    return ConfigFile(where, settings, data.get(KEY_VARIABLE), aliases, read_tables(tables, written).mcp)
+    read = read_tables(tables, written)
+    hooks = read.hooks if "hooks" in tables else None
+    return ConfigFile(where, settings, data.get(KEY_VARIABLE), aliases, read.mcp, hooks)
 
 
 def _read_aliases(data: object, written: Written) -> dict[str, Alias]:

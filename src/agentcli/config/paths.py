@@ -1,6 +1,6 @@
-"""Where agentcli's own files are: the configuration file and the data directory (sessions, history, MCP logs),
-whether or not they exist (both here, because the command sandbox hides both from commands); and the one form of
-a workspace's path."""
+"""Where agentcli's own files are: the configuration file, the data directory (sessions, history, MCP logs)
+(both here, because the command sandbox hides both from commands) and the cache directory (MCP servers' tool
+lists and empty directories), whether or not they exist; and the one form of a workspace's path."""
 
 from __future__ import annotations
 
@@ -29,6 +29,13 @@ def data_home() -> Path:
     data = os.environ.get("XDG_DATA_HOME", "").strip()
     base = Path(data).expanduser() if data and Path(data).is_absolute() else Path.home() / ".local" / "share"
     return base / "agentcli"
+
+
+def cache_home() -> Path:
+    """Where agentcli keeps what it can make again (not created): `$XDG_CACHE_HOME/agentcli`, else
+    `~/.cache/agentcli`. Not the temporary directory, which sandboxed commands may write."""
+    cache = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache") / "agentcli"
 
 
 def workspace_root(given: Path | str | None = None) -> Path:

@@ -44,6 +44,8 @@ class FileRecord:
     """A change: the content before it (None: the file did not exist)."""
     after: bytes | None = None
     """A change: the content it wrote; None for a read."""
+    made_dirs: tuple[str, ...] = ()
+    """A change that created a file: the directories made for it (outermost first), which undo may remove."""
 
     @property
     def is_change(self) -> bool:
@@ -79,9 +81,15 @@ class Conversation:
         return self._records[bisect.bisect_left(self._records, first, key=lambda record: record.id) :]
 
     def add_record(
-        self, call_id: str, path: str, digest: str, before: bytes | None = None, after: bytes | None = None
+        self,
+        call_id: str,
+        path: str,
+        digest: str,
+        before: bytes | None = None,
+        after: bytes | None = None,
+        made_dirs: tuple[str, ...] = (),
     ) -> FileRecord:
-        record = FileRecord(self._take_id(), call_id, path, digest, before, after)
+        record = FileRecord(self._take_id(), call_id, path, digest, before, after, made_dirs)
         self._records.append(record)
         return record
 

@@ -58,7 +58,7 @@ class SessionLedger:
     def record(self, change: Change, call_id: str = "") -> None:
         session = self._session()
         record = session.conversation.add_record(
-            call_id, change.path, digest(change.after), change.before, change.after
+            call_id, change.path, digest(change.after), change.before, change.after, change.made_dirs
         )
         if self._on_change is not None:
             self._on_change(session, record)
@@ -74,4 +74,5 @@ class SessionLedger:
         from agentcli.tools.core.ledger import Change
         from agentcli.tools.files.diffs import file_diff
 
-        return Change(found.path, found.before, found.after, file_diff(found.path, found.before, found.after))
+        diff = file_diff(found.path, found.before, found.after)
+        return Change(found.path, found.before, found.after, diff, found.made_dirs)

@@ -15,9 +15,10 @@ from agentcli.adapters.base import Adapter
 from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
 from agentcli.engine.calls import guarded_signature, run_call, screen
 from agentcli.engine.context import Build, next_request, task_of
+from agentcli.engine.finish import BeforeFinish, sent_back
 from agentcli.engine.guards import replayed
 from agentcli.engine.judge import Judge, Verdict, is_trivial, listed, verdict_without_judge
-from agentcli.engine.policy import BeforeCall, PendingCall, approved_only
+from agentcli.engine.policy import AfterCall, BeforeCall, approved_only
 from agentcli.engine.recovery import recover
 from agentcli.engine.replies import decoded, reply
 from agentcli.engine.session import Session
@@ -40,7 +41,7 @@ Handler = Callable[[RunState, Session, Checkpoint], Step]
 class Engine:
     """Runs one question to FINISHED or FAILED over a Session's conversation.
 
-    It holds what its runs share (client, tools, limits, judge, policy), and no field of it is set during a run:
+    It holds what its runs share (client, tools, limits, judge, seams), and no field of it is set during a run:
     a run's data is in its RunState, the chat's (its context budget too) in the Session, and each run is given
     its system prompt, so a saved run can go on in another process."""
 
@@ -55,6 +56,8 @@ class Engine:
         max_steps: int = 15,
         judge: Judge | None = None,
         before_call: BeforeCall = approved_only,
+        after_call: AfterCall | None = None,
+        before_finish: BeforeFinish | None = None,
         sandbox: str = "",
     ) -> None:
         self.client = client
@@ -63,7 +66,7 @@ class Engine:
         self.endpoint, self.endpoint_found = endpoint, endpoint_found
         self.max_steps = max_steps
         self.judge = judge
-        self.before_call = before_call
+        self.before_call, self.after_call, self.before_finish = before_call, after_call, before_finish
         self.sandbox = sandbox
         """What the run's first line names as the commands' sandbox ("" when no command can run)."""
         self._adapters: dict[ModeName, Adapter] = {}
@@ -140,9 +143,8 @@ class Engine:
     # THINKING ----------------------------------------------------------------------------------------
     def _think(self, run: RunState, session: Session, checkpoint: Checkpoint, *, system_prompt: str) -> Step:
         if run.step >= self.max_steps:
-            more = f"--max-steps {2 * self.max_steps}"  # resumed with the same bound, it would stop at once
-            return run.fail(f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps}).",
-                            resume_with=more)  # fmt: skip
+            said = f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps})."
+            return run.fail(said, resume_with=f"--max-steps {2 * self.max_steps}")  # the same bound stops at once
         run.step += 1
         yield ev.StepStarted(step=run.step, max_steps=self.max_steps)
         build = self.builder(run.mode, system_prompt, self.tools.reading() if run.planning else None)
@@ -177,9 +179,11 @@ class Engine:
                 blocked += bound.skipped
                 returned = bound
             else:
-                plan, pending = run.plan, PendingCall(bound, run.step, functools.partial(self.tools.preview, bound))
+                plan = run.plan
                 try:
-                    returned = yield from run_call(self.tools, self.before_call, pending, run.planning)
+                    returned = yield from run_call(
+                        self.tools, bound, run, session.id, self.before_call, self.after_call
+                    )
                 except ToolInterrupted as stop:  # Ctrl-C: what the tool had done is its result; then stop
                     conversation.add_tool_result(call.id, stop.result)
                     checkpoint(run)
@@ -216,6 +220,8 @@ class Engine:
                     run.rejections += 1
                     session.conversation.add_user(f"[Judge feedback] {verdict.missing or 'The answer is incomplete.'}")
                     return State.THINKING
+        if (yield from sent_back(self.before_finish, run, session.conversation, session.id or "")):
+            return State.THINKING  # a Stop hook sent the answer back, its reason the feedback
         session.conversation.add_assistant(draft)
         run.answer = draft
         yield ev.AnswerReady(answer=draft, warning=warning)

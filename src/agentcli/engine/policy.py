@@ -1,7 +1,15 @@
-"""The policy seam before every tool call: a `before_call(call) -> Allow() | Deny(reason)` callable that the
-engine consults after the repeat guard, once the call's arguments are valid, and before the tool runs. A denial
-becomes the call's result (so every call is still answered by its id) and a CallDenied event. The CLI's approval
-prompt is one such policy; a Python user can pass any other (an allow-list, a budget, a log)."""
+"""The seams around every tool call.
+
+`before_call(call) -> Allow() | Deny(reason)` is consulted after the repeat guard, once the call's arguments are
+valid, and before the tool runs. A denial becomes the call's result (so every call is still answered by its id)
+and a CallDenied event; `Allow(call.rebind(arguments))` runs the call with other arguments, validated again. The
+CLI's approval prompt is one such policy; a Python user can pass any other (an allow-list, a budget, a log).
+
+`after_call(call, result) -> result` sees each call that ran, and may change what the model gets back.
+
+Both run in the engine's thread, before the run goes on; what they `call.report(event)` (a hook's run) is shown
+and saved in the run's stream as soon as they return.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +17,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from agentcli.events import Event, ToolReturned
 from agentcli.tools.core.binding import BoundCall
 from agentcli.tools.core.tool import Tool
+
+
+def dropped(event: Event) -> None:
+    """Where the events of a call nobody shows go."""
+
+
+def not_rebound(arguments: dict[str, Any]) -> str:
+    """The rebind of a call made outside the engine: nothing to validate other arguments with."""
+    return "This call's arguments cannot be replaced here."
 
 
 @dataclass(frozen=True)
@@ -23,6 +41,12 @@ class PendingCall:
     step: int
     describe: Callable[[], str | None] = field(default=lambda: None, compare=False, repr=False)
     """What the call would do (a diff), from the tool's preview, computed when asked; None: nothing to show."""
+    session_id: str = ""
+    """The saved session the call's run belongs to ("" when nothing is saved yet)."""
+    report: Callable[[Event], None] = field(default=dropped, compare=False, repr=False)
+    """Add an event to the run's stream (a hook's run): shown and saved as soon as the seam returns."""
+    rebind: Callable[[dict[str, Any]], PendingCall | str] = field(default=not_rebound, compare=False, repr=False)
+    """This call with `arguments` instead, validated again by the registry; or what is wrong with them."""
 
     @property
     def id(self) -> str:
@@ -53,7 +77,9 @@ class PendingCall:
 
 @dataclass(frozen=True)
 class Allow:
-    """Run the call."""
+    """Run the call: the one asked for, or `call` (the same call rebound to other arguments)."""
+
+    call: PendingCall | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +91,8 @@ class Deny:
 
 Decision: TypeAlias = Allow | Deny
 BeforeCall: TypeAlias = Callable[[PendingCall], Decision]
+AfterCall: TypeAlias = Callable[[PendingCall, ToolReturned], ToolReturned]
+"""Called with each call that ran and its result; returns the result the model gets (the same, or another)."""
 
 
 def allow_all(call: PendingCall) -> Decision:

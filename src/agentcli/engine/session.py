@@ -30,17 +30,22 @@ class Session:
     """The session's id in the store, once it has been saved."""
     budget: Budget = field(default_factory=Budget)
     """What the requests are held to, and what the replies taught about the server's counting."""
+    opened: bool = False
+    """Whether a run of it began in this process (its before_run seam then knew it as the session's first)."""
+    instructions: str = ""
+    """What joins the system prompt of its runs in this process (a SessionStart hook's context); not saved."""
     _replaced: tuple[int, int] = field(default=(-1, 0), repr=False, compare=False)
 
     def questions(self) -> list[str]:
         """Every question of the runs that were not taken back, in order: the task record's, verbatim."""
         return [run.question for run in self.kept()]
 
-    def begin(self, question: str) -> RunState:
-        """Start a run: its question joins the conversation, and the run the session's list."""
+    def begin(self, question: str, context: str = "") -> RunState:
+        """Start a run: its question joins the conversation (with `context` after it, in the same message: a
+        hook's), and the run the session's list."""
         run = RunState(question, mode=self.mode, streaming=self.streaming, start=self.conversation.next_id)
         run.number = len(self.runs)
-        self.conversation.add_user(question)
+        self.conversation.add_user(f"{question}\n\n{context}" if context else question)
         self.runs.append(run)
         return run
 

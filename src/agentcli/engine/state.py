@@ -3,7 +3,7 @@
     state            does                                        next
     THINKING         call the model, decode its reply            TOOL_EXECUTING · VALIDATING · THINKING · FAILED
     TOOL_EXECUTING   run every pending call, answer each by id   THINKING · FAILED
-    VALIDATING       judge the draft; accept it into the history FINISHED · THINKING · FAILED
+    VALIDATING       judge it, ask before_finish; keep it        FINISHED · THINKING · FAILED
     FINISHED/FAILED  terminal
 
 THINKING -> THINKING is a reply that could not be decoded (the model is told why), a switch of protocol,
@@ -92,6 +92,8 @@ class RunState:
     draft_warning: str = ""
     """Set when the draft may be incomplete (the model hit its output limit, a content filter)."""
     rejections: int = 0
+    sent_back: int = 0
+    """Answers the before_finish seam (a Stop hook) sent back to work, in this run."""
     stream_retries: int = 0
     """Replies lost mid-stream and asked for again, in this run."""
     context_retries: int = 0

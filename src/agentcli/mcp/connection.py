@@ -1,6 +1,7 @@
 """One MCP server: its process (or URL), its SDK session, its tools. Everything here runs on the manager's event
 loop; an owner task holds the SDK's context managers open (anyio requires they end in the task that began them)
-until `stop` is set, so start and stop are one coroutine and a call is another."""
+until `stop` is set, so start and stop are one coroutine and a call is another. The SDK is imported when a
+server starts: a run that offers a server's tools from the cache, and never calls one, never loads it."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentcli.config.paths import cache_home
 from agentcli.config.tables import McpServer
-from agentcli.mcp.incoming import fitted
+from agentcli.mcp.cache import Listed
 from agentcli.mcp.server_log import open_log, records_to
 
 INHERITED = ("PATH", "HOME", "LANG")
@@ -34,6 +36,13 @@ def server_environment(block: McpServer, environ: dict[str, str] | None = None) 
     return {**{name: source[name] for name in INHERITED if name in source}, **block.env}
 
 
+def program(block: McpServer) -> str | None:
+    """The file a stdio server's command is found as, on the server's PATH; None: not found, or a URL."""
+    if block.url is not None:
+        return None
+    return shutil.which(block.command or "", path=server_environment(block).get("PATH"))
+
+
 @dataclass
 class Connection:
     """One configured server (`block` of `[mcp.NAME]`) and, while it runs, its SDK client."""
@@ -41,10 +50,12 @@ class Connection:
     name: str
     block: McpServer
     log_path: Path | None = None
-    tools: list[Any] = field(default_factory=list)
-    """The server's tools (SDK `Tool`s), all it listed at the start (the manager offers those the block names)."""
+    tools: list[Listed] = field(default_factory=list)
+    """The server's tools, all it listed at the start (the manager offers those the block names)."""
     left_out: dict[str, str] = field(default_factory=dict)
     """The tools it listed that are not among `tools`, and why (incoming.py)."""
+    server: str = ""
+    """The name and version the server reported at the start."""
     dead: str = ""
     """Why the server can no longer be called ("" while it can)."""
     _client: Any = None
@@ -52,14 +63,18 @@ class Connection:
 
     async def run(self, ready: asyncio.Future[None]) -> None:
         """Start the server, list its tools, set `ready`; then hold it open until `stop()`; then stop it."""
+        from agentcli.mcp.incoming import fitted
         from mcp import Client
 
         try:
             with open_log(self.log_path) as errlog, records_to(errlog):
+                self.left_out = {}  # what it lists now, not what a cache said
                 transport = fitted(self._transport(errlog), self.left_out)
                 async with Client(transport, client_info=_client_info()) as client:
                     self._client = client
-                    self.tools = await self._list_tools(client)
+                    info = client.server_info
+                    self.server = f"{info.name} {info.version}".strip() if info is not None else ""
+                    self.tools = [Listed.of(tool) for tool in await self._list_tools(client)]
                     ready.set_result(None)
                     await self._stop.wait()
         except BaseException as exc:
@@ -98,12 +113,10 @@ class Connection:
             from mcp.client.streamable_http import streamable_http_client
 
             return streamable_http_client(self.block.url)
-        env = server_environment(self.block)
-        command = self.block.command or ""
-        found = shutil.which(command, path=env.get("PATH"))
+        found = program(self.block)
         if found is None:
-            raise ServerFailed(f"the command {command!r} was not found (on the server's PATH)")
-        return _stdio([found, *self.block.args], env, self.block.cwd, errlog)
+            raise ServerFailed(f"the command {self.block.command or ''!r} was not found (on the server's PATH)")
+        return _stdio([found, *self.block.args], server_environment(self.block), self.block.cwd, errlog)
 
     async def _list_tools(self, client: Any) -> list[Any]:
         listed: list[Any] = []
@@ -149,8 +162,7 @@ def _private_dirs() -> Path:
     """Where a server without `cwd` gets its empty directory: agentcli's in the user's cache, not the temporary
     directory, which sandboxed commands may write (npx looks for a package.json or node_modules in every directory
     up from where it starts)."""
-    cache = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return (Path(cache) if cache and Path(cache).is_absolute() else Path.home() / ".cache") / "agentcli" / "mcp"
+    return cache_home() / "mcp"
 
 
 def _client_info() -> Any:

@@ -1,8 +1,12 @@
-"""Every configured MCP server of a run: started in parallel on one background event-loop thread, each within
-STARTUP_TIMEOUT; their tools offered as regular Tools named `SERVER__TOOL`; all stopped by `close()`.
+"""Every configured MCP server of a run: their tools offered as regular Tools named `SERVER__TOOL`, the servers
+run on one background event-loop thread, all stopped by `close()`.
 
-The engine calls tools from its own thread: a call is a coroutine handed to the loop, and the caller waits for
-its answer (the server's `timeout` bounds it). A server that cannot start, or dies, costs one warning line.
+A server whose tool list is cached (cache.py) is offered from the cache and started only when one of its tools
+is first called: a configured server the run never calls costs it no process and no import of the SDK. The others
+are started at once, all in parallel, each within STARTUP_TIMEOUT, and their lists cached. The engine calls tools
+from its own thread (or several: subtasks): a call is a coroutine handed to the loop, and the caller waits for its
+answer (the server's `timeout` bounds it). A server that cannot start, or dies, costs one warning line, and its
+tools' calls return errors.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from agentcli.config.tables import McpServer
-from agentcli.mcp.connection import Connection, ServerFailed, reason
+from agentcli.mcp import cache
+from agentcli.mcp.cache import Listed, Listing
+from agentcli.mcp.connection import Connection, ServerFailed, program, reason
 from agentcli.mcp.results import result_text
 from agentcli.mcp.schema import parameters, tool_name, validator
 from agentcli.tools.core.decorator import ToolSpec
@@ -47,17 +53,30 @@ def log_name(server: str) -> str:
 
 
 class McpServers:
-    """The servers of one run. `start()` returns their tools; `close()` stops them all (idempotent)."""
+    """The servers of one run. `start()` returns their tools; `close()` stops them all (idempotent). `cached`
+    False (`agent mcp list`): every server is started now and its cached list written again."""
 
     def __init__(
-        self, servers: Mapping[str, McpServer], *, warn: Callable[[str], None], logs: Path | None = None
+        self,
+        servers: Mapping[str, McpServer],
+        *,
+        warn: Callable[[str], None],
+        logs: Path | None = None,
+        cached: bool = True,
     ) -> None:
         self.warn = warn
+        self.cached = cached
         self.connections = {
             name: Connection(name, block, (logs or log_dir()) / log_name(name)) for name, block in servers.items()
         }
+        self._keys = {name: cache.key(block, program(block)) for name, block in servers.items()}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="agentcli-mcp", daemon=True)
+        self._starting = threading.Lock()
+        """Held while servers start: a call that finds its server not started yet starts it once, whatever the
+        number of threads calling."""
+        self._waiting: set[str] = set()
+        """Servers offered from the cache, not started yet: the first call of one of their tools starts them."""
         self._owners: dict[str, asyncio.Task[None]] = {}
         self._warned: set[str] = set()
         self._closed = False
@@ -65,28 +84,65 @@ class McpServers:
         """Servers that did not start, and why."""
 
     def start(self) -> list[Tool]:
-        """Start every server at once, each within STARTUP_TIMEOUT; the tools of those that started."""
-        self._thread.start()
-        future = asyncio.run_coroutine_threadsafe(self._start_all(), self._loop)
+        """The tools of every server: from its cached list (the server is started at the first call), else of
+        the servers started now, all at once, each within STARTUP_TIMEOUT (their lists are cached)."""
+        listed = {name: cache.load(self._keys[name]) if self.cached else None for name in self.connections}
+        self._waiting = {name for name, listing in listed.items() if listing is not None}
         try:
-            future.result(STARTUP_TIMEOUT + SLACK)
+            with self._starting:
+                self._start([name for name, listing in listed.items() if listing is None])
         except BaseException:
-            future.cancel()
             self.close()
             raise
         tools: list[Tool] = []
         for name, connection in self.connections.items():
             if name in self.failures:
-                self._warn(
-                    f"{name}:start", f"MCP server {name} could not start: {self.failures[name]}; {self._see_log(name)}"
-                )
+                self._warn_not_started(name)
                 continue
+            listing = listed[name]
+            if listing is not None:  # offered as listed before; the server starts at the first call
+                connection.tools, connection.left_out = listing.tools, listing.left_out
             tools.extend(self._tools_of(connection))
         return tools
 
-    async def _start_all(self) -> None:
+    def _start(self, names: list[str]) -> None:
+        """Start the servers `names` at once, each within STARTUP_TIMEOUT; cache what each one lists (the
+        caller holds `_starting`)."""
+        if not names:
+            return
+        if not self._thread.is_alive():
+            self._thread.start()
+        future = asyncio.run_coroutine_threadsafe(self._start_all(names), self._loop)
+        try:
+            future.result(STARTUP_TIMEOUT + SLACK)
+        except BaseException:  # Ctrl-C: a server still starting goes on doing so, and is stopped with the rest
+            future.cancel()
+            raise
+        for name in names:
+            connection = self.connections[name]
+            listing = Listing(connection.tools, connection.left_out, connection.server)
+            if name not in self.failures and listing != cache.load(self._keys[name]):
+                cache.save(self._keys[name], listing)
+
+    def _started(self, connection: Connection) -> None:
+        """Start a server offered from the cache, at its first call; McpToolError if it does not start (one
+        warning line says so; later calls get the same error)."""
+        if connection.name in self._waiting:  # asked without the lock first: the others' calls need not wait
+            with self._starting:
+                if connection.name in self._waiting:
+                    self._waiting.discard(connection.name)
+                    self._start([connection.name])
+        if connection.name in self.failures:
+            self._warn_not_started(connection.name)
+            raise McpToolError(f"the MCP server {connection.name} could not start: {self.failures[connection.name]}")
+
+    def _warn_not_started(self, name: str) -> None:
+        self._warn(f"{name}:start", f"MCP server {name} could not start: {self.failures[name]}; {self._see_log(name)}")
+
+    async def _start_all(self, names: list[str]) -> None:
         readies: dict[str, asyncio.Future[None]] = {}
-        for name, connection in self.connections.items():
+        for name in names:
+            connection = self.connections[name]
             readies[name] = self._loop.create_future()
             self._owners[name] = asyncio.create_task(connection.run(readies[name]), name=f"mcp {name}")
         await asyncio.wait(readies.values(), timeout=STARTUP_TIMEOUT)
@@ -121,22 +177,22 @@ class McpServers:
             made.append(self._tool(connection, remote, name))
         return made
 
-    def _tool(self, connection: Connection, remote: Any, name: str) -> Tool:
+    def _tool(self, connection: Connection, remote: Listed, name: str) -> Tool:
         schema = parameters(remote.input_schema)
-        hints = remote.annotations
-        read_only = hints is not None and bool(hints.read_only_hint)  # a hint: it is all a client has to go on
-        idempotent = read_only or (hints is not None and bool(hints.idempotent_hint))
 
         def call(**arguments: Any) -> str:
             return self.call(connection, remote.name, arguments)
 
+        # Trusted or not, a planning run offers only what the server says reads.
+        spec = ToolSpec(
+            requires_approval=not connection.block.trust, read_only=remote.read_only, idempotent=remote.idempotent
+        )
         return Tool(
             name,
-            (remote.description or remote.title or remote.name or "").strip(),
+            remote.description,
             lambda: call,
             schema,
-            # Trusted or not, a planning run offers only what the server says reads.
-            spec=ToolSpec(requires_approval=not connection.block.trust, read_only=read_only, idempotent=idempotent),
+            spec=spec,
             source=f"mcp {connection.name}",
             validator=validator(schema),
         )
@@ -145,6 +201,7 @@ class McpServers:
         """The text of a call's result; McpToolError when there is none (the registry makes it an error result)."""
         if self._closed:
             raise McpToolError(f"the MCP server {connection.name} was stopped")
+        self._started(connection)
         future = asyncio.run_coroutine_threadsafe(connection.call(tool, arguments), self._loop)
         try:
             result = future.result(connection.block.timeout + SLACK)

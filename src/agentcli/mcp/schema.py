@@ -71,21 +71,19 @@ def parameters(input_schema: object) -> dict[str, Any]:
 
 
 def validator(schema: dict[str, Any]) -> Any:
-    """A function `check(arguments) -> problem | None` for this schema; a schema jsonschema cannot use checks
-    nothing (the server still checks its own arguments). A `$ref` is followed only inside the schema: an empty
-    registry, or jsonschema would fetch any URL a server names (and fail the call on one it cannot)."""
-    from jsonschema import exceptions, validators
-    from referencing import Registry
-    from referencing.exceptions import Unresolvable
-
-    try:
-        cls = validators.validator_for(schema)
-        cls.check_schema(schema)
-        checker = cls(schema, registry=Registry())
-    except (exceptions.SchemaError, exceptions.UnknownType, TypeError, ValueError):
-        return lambda arguments: None
+    """A function `check(arguments) -> problem | None` for this schema, made at its first call (a run that
+    never calls the tool never imports jsonschema); a schema jsonschema cannot use checks nothing (the server
+    still checks its own arguments). A `$ref` is followed only inside the schema (see `_checker`)."""
+    made: list[Any] = []
 
     def check(arguments: dict[str, Any]) -> str | None:
+        from referencing.exceptions import Unresolvable
+
+        if not made:
+            made.append(_checker(schema))
+        checker = made[0]
+        if checker is None:
+            return None
         try:
             errors = sorted(checker.iter_errors(arguments), key=lambda e: list(e.path))
         except (RecursionError, Unresolvable):  # a `$ref` back to itself (`{"$ref": "#"}`), or to elsewhere
@@ -94,6 +92,20 @@ def validator(schema: dict[str, Any]) -> Any:
         return "; ".join(problems[:5]) or None
 
     return check
+
+
+def _checker(schema: dict[str, Any]) -> Any:
+    """jsonschema's validator of `schema`, or None for a schema it cannot use. An empty registry: jsonschema
+    would otherwise fetch any URL a server names in a `$ref` (and fail the call on one it cannot)."""
+    from jsonschema import exceptions, validators
+    from referencing import Registry
+
+    try:
+        cls = validators.validator_for(schema)
+        cls.check_schema(schema)
+        return cls(schema, registry=Registry())
+    except (exceptions.SchemaError, exceptions.UnknownType, TypeError, ValueError):
+        return None
 
 
 def _problem(error: Any) -> str:

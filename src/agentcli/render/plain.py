@@ -21,6 +21,7 @@ from agentcli.render.text import (
     change_said,
     compaction,
     headline,
+    hook_line,
     judge_missing,
     judge_outcome,
     preview,
@@ -108,6 +109,8 @@ class PlainRenderer:
                     self._say(textwrap.indent(f"{change_said(result.content)}\n{result.diff.rstrip()}", "   "))
                 else:
                     self._say(textwrap.indent(preview(result.content, result.name), "   "))
+            case ev.HookRan() as hook:  # an error: a warning (when it blocked, what it refused says so next)
+                self._say(f"{'warning:' if hook.decision == 'error' else '=='} {hook_line(hook)}")
             case ev.StepRetried(reason=reason):
                 self._tell(f"== {reason} Asking again; the text above is void.")
             case ev.FormatProblem(message=message):

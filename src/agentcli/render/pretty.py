@@ -104,6 +104,9 @@ class RichRenderer:
                     self._denied.discard(result.call_id)
                 elif not planned:  # a call that changed the plan is shown by the PLAN panel above
                     self._err.print(panels.tool_panel(result, made))
+            case ev.HookRan() as hook:  # above a held draft (a Stop hook), which may still be the answer
+                error = hook.decision == "error"
+                self._line(f"{'warning: ' if error else ''}{shown.hook_line(hook)}", style="yellow" if error else "dim")
             case ev.StepRetried(reason=reason):
                 self._text += shown.visible(f"\n[{reason} Asking again; this text is void.]")
                 self._draft = False

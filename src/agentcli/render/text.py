@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-from agentcli.events import Compacted, JudgeVerdict, RunFinished, RunStarted, ToolProgress, ToolReturned
+from agentcli.events import Compacted, HookRan, JudgeVerdict, RunFinished, RunStarted, ToolProgress, ToolReturned
 from agentcli.text import excerpt
 from agentcli.text import visible as visible  # re-exported: every terminal writer escapes the same way
 
@@ -160,6 +160,21 @@ def tool_facts(event: ToolReturned) -> str:
         return "not run: repeat"
     outcome = "error" if event.is_error else "ok"
     return f"{outcome} · {len(event.content):,} chars · {event.elapsed_ms:.1f} ms"
+
+
+HOOK_COMMAND_CHARS = 60
+HOOK_REASON_CHARS = 120
+
+
+def hook_line(event: HookRan) -> str:
+    """One run of a hook on one line: the event, its command, what it decided (and why), how long it took."""
+    command = " ".join(event.command.split())
+    if len(command) > HOOK_COMMAND_CHARS:  # its start and its end: a long path's last part names the program
+        command = f"{command[: HOOK_COMMAND_CHARS // 3]}…{command[-(HOOK_COMMAND_CHARS * 2 // 3) :]}"
+    said = event.decision or "ok"
+    if event.reason:
+        said += f": {excerpt(' '.join(event.reason.split()), HOOK_REASON_CHARS)}"
+    return f"hook {event.event} {command} · {said} · {event.seconds:.2f} s"
 
 
 PLAN_MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}

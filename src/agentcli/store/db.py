@@ -37,9 +37,7 @@ from agentcli.store.saved import SUMMARY_COLUMNS, Saved, Snapshot, Summary
 from agentcli.store.schema import connect, describe
 
 ID_BYTES = 4
-"""Ids are 8 hex digits: short enough to type, and any unique prefix will do."""
-UUID_PREFIX = r"[0-9a-f]{8}(?:-[0-9a-f]{0,4}){0,3}(?:-[0-9a-f]{0,12})?"
-"""A prefix of a session id given as a UUID (`--session-id`), in its canonical form."""
+"""Ids are 8 hex digits (or the UUID `--session-id` gave): short enough to type, and any unique prefix will do."""
 HELD = (
     "SELECT (SELECT coalesce(max(id), -1) + 1 FROM messages WHERE session_id = ?1), "
     "(SELECT coalesce(max(id), -1) + 1 FROM records WHERE session_id = ?1)"
@@ -218,11 +216,8 @@ class Store:
             found: str = rows[0][0]
             return found
         prefix = reference.strip().lower()
-        if not re.fullmatch(f"[0-9a-f]{{1,{2 * ID_BYTES}}}|{UUID_PREFIX}", prefix):
-            raise UnknownSession(
-                f"no session {reference!r} (ids are {2 * ID_BYTES} hex digits, e.g. 3fa9c2d1, or the UUID given "
-                "with --session-id)"
-            )
+        if not re.fullmatch(f"[0-9a-f]{{1,{2 * ID_BYTES}}}(-[0-9a-f-]{{0,27}})?", prefix):  # a UUID's dashes
+            raise UnknownSession(f"no session {reference!r} (ids are {2 * ID_BYTES} hex digits, or UUIDs)")
         rows = self._query(
             "SELECT id FROM sessions WHERE id BETWEEN ? AND ? ORDER BY id LIMIT 6", (prefix, prefix + "g")
         )
@@ -276,7 +271,7 @@ class Store:
 
     def _records(self, session_id: str) -> list[FileRecord]:
         rows = self._query(
-            "SELECT id, call_id, path, digest, before, after FROM records WHERE session_id = ? ORDER BY id",
+            "SELECT id, call_id, path, digest, before, after, made_dirs FROM records WHERE session_id = ? ORDER BY id",
             (session_id,),
         )
         records = []
@@ -346,6 +341,9 @@ def _add_events(db: sqlite3.Connection, session_id: str, run: int, events: Seque
 def _add_records(db: sqlite3.Connection, session_id: str, records: Sequence[FileRecord]) -> None:
     if records:  # most saves have none: no statement for them
         db.executemany(
-            "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after) for r in records],
+            "INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (session_id, r.id, r.call_id, r.path, r.digest, r.before, r.after, json.dumps(list(r.made_dirs)))
+                for r in records
+            ],
         )

@@ -29,12 +29,16 @@ def summary(row: tuple[Any, ...], build: Callable[[tuple[Any, ...]], T]) -> T | 
 
 
 def record(row: tuple[Any, ...], build: Callable[..., T]) -> T | None:
-    """A file record: (id, call_id, path, digest, before, after), the contents bytes or NULL."""
-    if len(row) != 6 or type(row[0]) is not int or not all(isinstance(value, str) for value in row[1:4]):
+    """A file record: (id, call_id, path, digest, before, after, made_dirs), the contents bytes or NULL, the
+    directories a JSON array of paths."""
+    if len(row) != 7 or type(row[0]) is not int or not all(isinstance(value, str) for value in row[1:4]):
         return None
-    if not all(value is None or isinstance(value, bytes) for value in row[4:]):
+    if not all(value is None or isinstance(value, bytes) for value in row[4:6]):
         return None
-    return build(*row)
+    made = _json(row[6])
+    if not isinstance(made, list) or not all(isinstance(path, str) for path in made):
+        return None
+    return build(*row[:6], tuple(made))
 
 
 def message(body: object) -> Message | None:

@@ -1,9 +1,10 @@
 """Opening `sessions.db`: WAL, a busy timeout, and its one schema.
 
-`PRAGMA user_version` is the schema version. A new file gets SCHEMA. A file of version 4 has the same tables,
-its run states holding the repeat guard, which is now rebuilt from the log: opening it leaves the guard out of
-them, once, in one transaction. Any other version (a newer agentcli's, or an early one's) is refused and never
-written to.
+`PRAGMA user_version` is the schema version. A new file gets SCHEMA. A file of version 5 lacks the column of
+the directories a change made (`records.made_dirs`): opening it adds the column, empty, once. A file of version 4
+has in addition its run states holding the repeat guard, which is now rebuilt from the log: opening it also
+leaves the guard out of them. Either happens once, in one transaction. Any other version (a newer agentcli's, or
+an early one's) is refused and never written to.
 """
 
 from __future__ import annotations
@@ -21,9 +22,14 @@ BUSY_TIMEOUT = 5.0
 WAL_PAGES = 10_000
 """Past this many pages (40 MB) a commit folds the WAL into the file itself; below it, closing the store does."""
 
-VERSION = 5
+VERSION = 6
+UNMADE_VERSION = 5
+"""The version whose file records lack `made_dirs`: brought to VERSION on open."""
 GUARDED_VERSION = 4
-"""The version whose run states hold the repeat guard: brought to VERSION on open."""
+"""The version whose run states hold the repeat guard (and whose records lack `made_dirs`): brought to VERSION on
+open."""
+MADE_DIRS = "made_dirs TEXT NOT NULL DEFAULT '[]'"
+"""The directories a change made for a new file, a JSON array (outermost first): what undo may remove."""
 
 SCHEMA = (
     # One row per session: what `sessions list` shows; `owner` is the lease ("host pid start-time token" of
@@ -57,10 +63,11 @@ SCHEMA = (
     """CREATE TABLE events (
         session_id TEXT NOT NULL, run INTEGER NOT NULL, seq INTEGER NOT NULL, body TEXT NOT NULL,
         PRIMARY KEY (session_id, run, seq)) WITHOUT ROWID""",
-    # What the file tools read (a digest) and changed (the content before and after), ids from the log's counter.
-    """CREATE TABLE records (
+    # What the file tools read (a digest) and changed (the content before and after, the directories made for
+    # it), ids from the log's counter.
+    f"""CREATE TABLE records (
         session_id TEXT NOT NULL, id INTEGER NOT NULL, call_id TEXT NOT NULL, path TEXT NOT NULL,
-        digest TEXT NOT NULL, before BLOB, after BLOB,
+        digest TEXT NOT NULL, before BLOB, after BLOB, {MADE_DIRS},
         PRIMARY KEY (session_id, id)) WITHOUT ROWID""",
     # What each compaction of what was sent did, and the model's summary (the log is never touched by one).
     """CREATE TABLE compactions (
@@ -128,7 +135,7 @@ def _check_version(connection: sqlite3.Connection, path: Path) -> None:
             f"{path} was written by a newer agentcli (schema version {version}; this one knows up to "
             f"{VERSION}); it was left untouched: upgrade agentcli to use it"
         )
-    if version not in (0, GUARDED_VERSION, VERSION):
+    if version not in (0, GUARDED_VERSION, UNMADE_VERSION, VERSION):
         raise StoreError(
             f"{path} was written by an early agentcli (schema version {version}) whose sessions this one cannot "
             "read; it was left untouched: move it away to start afresh"
@@ -136,7 +143,7 @@ def _check_version(connection: sqlite3.Connection, path: Path) -> None:
 
 
 def _bring_up(connection: sqlite3.Connection, path: Path) -> None:
-    """Make a new file's tables, or leave the guard out of a version 4 file's run states."""
+    """Make a new file's tables, or bring an older one's to them (see the module docstring)."""
     connection.execute("BEGIN IMMEDIATE")  # two processes opening one file at once do this once
     try:
         _check_version(connection, path)
@@ -144,8 +151,10 @@ def _bring_up(connection: sqlite3.Connection, path: Path) -> None:
         if version == 0:
             for statement in SCHEMA:
                 connection.execute(statement)
-        elif version == GUARDED_VERSION:
-            _leave_out_guards(connection)
+        else:
+            if version == GUARDED_VERSION:
+                _leave_out_guards(connection)
+            connection.execute(f"ALTER TABLE records ADD COLUMN {MADE_DIRS}")
         connection.execute(f"PRAGMA user_version = {VERSION}")
         connection.execute("COMMIT")
     except BaseException:

@@ -1,9 +1,11 @@
 """Undo and diff over a session's file records: what `agent undo` and `agent diff` do, callable from Python.
 
 A run's changes are the FileRecords in its span of the log. Undoing a run puts each file it changed back to
-what the file held before the run's first change to it (a file the run created is removed) — but only where
-the file still holds what the run left: anything else is someone's later work, left alone unless forced.
-The run is then marked undone (RunState.undone), so the next undo reverts the run before it.
+what the file held before the run's first change to it (a file the run created is removed, and then the
+directories the run made for it, where they are left empty) — but only where the file still holds what the run
+left: anything else is someone's later work, left alone unless forced. The plan says which files are left alone
+before anything is asked, and its diff holds only what it reverts. The run is then marked undone
+(RunState.undone), so the next undo reverts the run before it.
 """
 
 from __future__ import annotations
@@ -42,6 +44,15 @@ class FileUndo:
 class UndoPlan:
     run: RunState
     files: list[FileUndo]
+    """The files it puts back."""
+    left: list[FileUndo]
+    """The files it leaves alone: they changed since the run (and no --force)."""
+    made_dirs: list[str]
+    """The directories the run made for the files it created, innermost first: removed if left empty."""
+
+    def diff(self) -> str:
+        """What undoing does to the files it puts back, as unified diffs from now to after."""
+        return "".join(item.diff() for item in self.files)
 
 
 def run_changes(session: Session, run: RunState) -> list[FileRecord]:
@@ -50,34 +61,58 @@ def run_changes(session: Session, run: RunState) -> list[FileRecord]:
     return [record for record in session.conversation.records if record.is_change and record.id in span]
 
 
-def undo_plan(session: Session, root: Path) -> UndoPlan | None:
-    """The undo of the last run that changed files and is not undone yet; None when there is none."""
+LEFT_ALONE = "left alone: it changed since the run (--force reverts it anyway)"
+DONE = ("reverted", "removed")
+"""The outcomes of a file put back."""
+
+
+def undo_plan(session: Session, root: Path, *, force: bool = False) -> UndoPlan | None:
+    """The undo of the last run that changed files and is not undone yet; None when there is none. A file that
+    changed since the run left it is left alone, unless `force`."""
     for run in reversed(session.runs):
         changes = run_changes(session, run)
         if run.undone or not changes:
             continue
         files: dict[str, FileUndo] = {}
+        made: list[str] = []
         for record in changes:
             assert record.after is not None
             first = files.get(record.path)
             before = record.before if first is None else first.before
             files[record.path] = FileUndo(record.path, before, record.after, None)
-        return UndoPlan(run, [_with_current(item, root) for item in files.values()])
+            made.extend(record.made_dirs)
+        reverted: list[FileUndo] = []
+        left: list[FileUndo] = []
+        for item in files.values():
+            now = _with_current(item, root)
+            (left if now.changed_since and not force else reverted).append(now)
+        return UndoPlan(run, reverted, left, sorted(set(made), key=lambda path: path.count("/"), reverse=True))
     return None
 
 
-def undo(plan: UndoPlan, root: Path, *, force: bool = False) -> list[tuple[FileUndo, str]]:
-    """Put the files back; each with what happened: "reverted", "removed", or why it was left alone."""
+@dataclass(frozen=True)
+class Undone:
+    """What an undo did: each file put back with what happened ("reverted", "removed", or why not), and the
+    directories removed (the run made them, and they were left empty)."""
+
+    files: list[tuple[str, str]]
+    removed_dirs: list[str]
+
+    @property
+    def reverted(self) -> list[bool]:
+        """Per file: whether it was put back."""
+        return [outcome in DONE for _, outcome in self.files]
+
+
+def undo(plan: UndoPlan, root: Path) -> Undone:
+    """Put the files back, then remove the directories the run made that are left empty."""
     outcomes = []
     for item in plan.files:
-        if item.changed_since and not force:
-            outcomes.append((item, "left alone: it changed since the run (--force reverts it anyway)"))
-            continue
         try:
-            outcomes.append((item, _put_back(item, root)))
+            outcomes.append((item.path, _put_back(item, root)))
         except OSError as exc:
-            outcomes.append((item, f"could not be reverted: {exc.strerror or exc}"))
-    return outcomes
+            outcomes.append((item.path, f"could not be reverted: {exc.strerror or exc}"))
+    return Undone(outcomes, [path for path in plan.made_dirs if _removed_if_empty(root, path)])
 
 
 def session_diff(session: Session) -> str:
@@ -107,6 +142,19 @@ def _inside(root: Path, path: str) -> Path:
     if not target.resolve().is_relative_to(root.resolve()):
         raise OSError(f"{path} is outside the workspace {root}")
     return target
+
+
+def _removed_if_empty(root: Path, path: str) -> bool:
+    """Remove the directory `path` if it is one and empty (rmdir refuses anything else): what another file, or
+    someone's later work, still holds stays."""
+    try:
+        target = _inside(root, path)
+        if target.is_symlink():
+            return False
+        target.rmdir()
+    except OSError:
+        return False
+    return True
 
 
 def _put_back(item: FileUndo, root: Path) -> str:

@@ -36,14 +36,20 @@ class Builtin:
     draws the rest: not read-only, and the same call may be made again."""
     preview: str = ""
     """The function of `module` that shows what a call would do, for the approval prompt."""
+    preview_checks: bool = False
+    """Its preview makes the tool's checks: a call it refuses is refused before anyone is asked (ToolSpec)."""
 
 
 BUILTINS = {
     "read_file": Builtin("agentcli.tools.files.read_file"),
     "list_files": Builtin("agentcli.tools.files.list_files"),
     "search_text": Builtin("agentcli.tools.files.search_text"),
-    "edit_file": Builtin("agentcli.tools.files.edit_file", requires_approval=True, preview="preview_edit"),
-    "write_file": Builtin("agentcli.tools.files.write_file", requires_approval=True, preview="preview_write"),
+    "edit_file": Builtin(
+        "agentcli.tools.files.edit_file", requires_approval=True, preview="preview_edit", preview_checks=True
+    ),
+    "write_file": Builtin(
+        "agentcli.tools.files.write_file", requires_approval=True, preview="preview_write", preview_checks=True
+    ),
     "run_command": Builtin("agentcli.tools.commands.tool", requires_approval=True, preview="preview_command"),
     "calculator": Builtin("agentcli.tools.calculator.tool"),
     "update_plan": Builtin("agentcli.tools.plan.tool"),
@@ -77,7 +83,7 @@ def builtin_list() -> list[Tool]:
 def _tool(name: str, builtin: Builtin) -> Tool:
     told = BUILTIN_SCHEMAS[name]
     preview = _later(builtin.module, builtin.preview) if builtin.preview else None
-    spec = declare(requires_approval=builtin.requires_approval, preview=preview)
+    spec = declare(requires_approval=builtin.requires_approval, preview=preview, preview_checks=builtin.preview_checks)
     load = functools.partial(_imported, builtin.module, name)
     return Tool(name, told["description"], load, told["parameters"], spec, BUILTIN_SOURCE)
 

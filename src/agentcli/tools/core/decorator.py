@@ -24,6 +24,11 @@ class ToolDefinitionError(TypeError):
     """A function that cannot become a tool; the message names the tool (and the parameter) and says why."""
 
 
+class CallRefused(Exception):
+    """A tool's own refusal of a call as made (the file was not read, the text is not there): nothing changed,
+    and the message, the call's result, says why and what to do. Raised by the tool, or by its preview first."""
+
+
 def check_name(name: str) -> str:
     """`name` if a server will take it; else ToolDefinitionError, at load time rather than as a refused request."""
     if not NAME.fullmatch(name):
@@ -50,16 +55,28 @@ class ToolSpec:
     preview: Callable[..., str] | None = None
     """Takes the tool's own arguments, changes nothing, and says what a call would do (a diff): what an approval
     prompt shows. None: the prompt shows the arguments."""
+    preview_checks: bool = False
+    """The preview makes the tool's own checks, raising CallRefused where the tool would refuse the call: it is
+    made before any policy is asked, and a refusal is the call's result, nobody asked (edit_file, write_file: a
+    prompt appears only for a change that would apply). False: it is made only when a prompt shows it."""
 
 
 def declare(
-    *, requires_approval: bool = False, idempotent: bool | None = None, preview: Callable[..., str] | None = None
+    *,
+    requires_approval: bool = False,
+    idempotent: bool | None = None,
+    preview: Callable[..., str] | None = None,
+    preview_checks: bool = False,
 ) -> ToolSpec:
     """The ToolSpec of `@tool(...)`'s arguments: a tool that asks for approval changes things, so it is not
     read-only and, unless `idempotent` says otherwise, the same call may rightly be made again."""
     repeatable = not requires_approval if idempotent is None else idempotent
     return ToolSpec(
-        requires_approval=requires_approval, read_only=not requires_approval, idempotent=repeatable, preview=preview
+        requires_approval=requires_approval,
+        read_only=not requires_approval,
+        idempotent=repeatable,
+        preview=preview,
+        preview_checks=preview_checks,
     )
 
 

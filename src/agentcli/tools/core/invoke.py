@@ -55,7 +55,7 @@ def _start(func: Callable[..., object], kwargs: dict[str, Any]) -> Outcome | Gen
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # SystemExit, GeneratorExit...: a tool's failure is an observation, never a crash
-        return f"{type(exc).__name__}: {exc}", True
+        return failure(exc), True
 
 
 _DONE = object()
@@ -75,18 +75,23 @@ def _reports(running: Generator[object, None, object], printed: io.StringIO) -> 
                 except KeyboardInterrupt:
                     raise
                 except BaseException as exc:  # as in _start: a tool's failure is an observation
-                    return f"{type(exc).__name__}: {exc}", True
+                    return failure(exc), True
                 finally:
                     printed.write(buffer.getvalue())
             if item is _DONE:
                 try:
                     return as_text(value), False
                 except Exception as exc:
-                    return f"{type(exc).__name__}: {exc}", True
+                    return failure(exc), True
             if isinstance(item, Progress):
                 yield item
     finally:
         running.close()
+
+
+def failure(exc: BaseException) -> str:
+    """A tool's failure as the model reads it: what was raised, and its message."""
+    return f"{type(exc).__name__}: {exc}"
 
 
 def _with_printed(content: str, printed: str) -> str:

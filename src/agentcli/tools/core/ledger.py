@@ -23,6 +23,9 @@ class Change:
     after: bytes
     diff: str
     """The unified diff of the text (`--- a/PATH` / `+++ b/PATH`)."""
+    made_dirs: tuple[str, ...] = ()
+    """The directories applying it created for a new file (workspace-relative, outermost first): undo removes
+    the ones it leaves empty, and no other."""
 
 
 class Ledger(Protocol):

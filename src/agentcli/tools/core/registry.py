@@ -16,7 +16,8 @@ from typing import Any
 
 from agentcli.tools.core.binding import Arguments, BoundCall, InvalidCall, bind, unknown_tool
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.invoke import captured_stdout, invoke
+from agentcli.tools.core.decorator import CallRefused
+from agentcli.tools.core.invoke import captured_stdout, failure, invoke
 from agentcli.tools.core.progress import Progress, ToolInterrupted
 from agentcli.tools.core.tool import Tool
 
@@ -134,15 +135,18 @@ class ToolRegistry:
         elapsed = (time.perf_counter() - started) * 1000
         return ToolResult(self._clipped(content), is_error, elapsed, self._diff(call.id))
 
-    def preview(self, call: BoundCall) -> str | None:
-        """What a call would do, from the tool's preview (it changes nothing), for an approval prompt; None when
-        the tool has no preview."""
+    def preview(self, call: BoundCall) -> str | ToolResult | None:
+        """What a call would do, from the tool's preview (it changes nothing): the text an approval prompt shows,
+        None when the tool has no preview; or, where the preview refuses the call (CallRefused: the tool's own
+        checks), the error result the call gets instead, the text it would have had if it ran."""
         preview = call.tool.spec.preview
         if preview is None:
             return None
         try:
             with captured_stdout():
-                text = preview(**self._kwargs(call, ""))  # outside the call: nothing is recorded under its id
+                text = preview(**self._kwargs(call, call.id))  # its id: a resumed call's recorded change is shown
+        except CallRefused as refused:
+            return ToolResult(self._clipped(failure(refused)), is_error=True)
         except Exception as exc:  # a preview that fails must not stop the question being asked
             return f"(no preview: {type(exc).__name__}: {exc})"
         return self._scrubbed(str(text))

@@ -7,8 +7,9 @@ result the model will read) or the refusal as text:
 3. the file: not a regular file (FIFO, device, directory: never opened), over 10 MB, binary, not UTF-8;
 4. read before write: the model's last view of the file (the ledger) must be its content now;
 5. the match (edit_file), the new text (UTF-8, no NUL, a change at all), the size after, the syntax guard.
-`apply_plan` applies exactly a plan (so an approval prompt can show the diff first), after checking the file is
-still what the plan was made from: the ledger records the change before the rename, then sees the new content.
+A tool's preview is its plan: a refusal there is the call's result before anyone is asked, and a prompt shows
+the plan's diff. `apply_plan` applies exactly a plan, after checking the file is still what the plan was made
+from: the ledger records the change before the rename, then sees the new content.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agentcli.tools.core.context import ToolContext
+from agentcli.tools.core.decorator import CallRefused
 from agentcli.tools.core.ledger import Change, digest
 from agentcli.tools.core.workspace import quote_path
 from agentcli.tools.files import diffs
@@ -28,7 +30,7 @@ from agentcli.tools.files.syntax import guarded, syntax_error
 from agentcli.tools.files.text_file import BOM, MAX_FILE_BYTES, NotText, TextFile, check_size, encode_text
 
 
-class FileNotChanged(Exception):
+class FileNotChanged(CallRefused):
     """A change refused or not applied; the message says why and what to do, and the file is as it was."""
 
 
@@ -116,6 +118,13 @@ def plan_write(context: ToolContext, path: str, content: str) -> Plan | str:
     return Plan(Change(current.rel, current.data, after_bytes, diff), current.real, summary)
 
 
+def planned(plan: Plan | str) -> Plan:
+    """The plan; a refusal (the text plan_edit / plan_write return instead) raised as FileNotChanged."""
+    if isinstance(plan, str):
+        raise FileNotChanged(plan)
+    return plan
+
+
 def apply_plan(context: ToolContext, plan: Plan) -> str:
     """Apply `plan` all or nothing and return its result; FileNotChanged if the file is no longer what the plan
     was made from, or cannot be written."""
@@ -129,8 +138,10 @@ def apply_plan(context: ToolContext, plan: Plan) -> str:
             f"{name} changed since this change was prepared; nothing was changed. Read it again (read_file) and retry."
         )
     try:
-        if like is None:
-            plan.real.parent.mkdir(parents=True, exist_ok=True)  # inside the workspace: resolve checked the path
+        if like is None:  # a new file: its missing directories are made (resolve checked they are inside), and
+            made = _missing(plan.real.parent, context.workspace.root)  # recorded, for undo to remove again
+            plan.real.parent.mkdir(parents=True, exist_ok=True)
+            change = replace(change, made_dirs=tuple(context.workspace.relative(path) for path in made))
         record = lambda: context.ledger.record(change, context.call_id)  # noqa: E731
         write_atomically(plan.real, change.after, like=like, before_rename=record)
     except OSError as exc:
@@ -175,11 +186,19 @@ def _load(context: ToolContext, path: str, tool: str, *, must_exist: bool) -> _C
     return _Current(real, rel, data, file)
 
 
+def _missing(directory: Path, root: Path) -> list[Path]:
+    """`directory` and those of its parents below `root` that do not exist, outermost first."""
+    missing = []
+    while directory != root and not directory.exists():
+        missing.append(directory)
+        directory = directory.parent
+    return missing[::-1]
+
+
 def _new_file(real: Path, rel: str, root: Path, tool: str) -> _Current | str:
     """A file to create: its nearest existing parent must be a directory (parents missing are made on apply)."""
-    parent = real.parent
-    while parent != root and not parent.exists():
-        parent = parent.parent
+    missing = _missing(real.parent, root)
+    parent = missing[0].parent if missing else real.parent
     if not parent.is_dir():
         where = quote_path(parent.relative_to(root).as_posix())
         return f"{quote_path(rel)} cannot be created: {where} is a file, not a directory. Nothing was changed."

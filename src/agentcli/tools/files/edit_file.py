@@ -7,9 +7,9 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_edit
+from agentcli.tools.files.changes import apply_plan, plan_edit, planned
 from agentcli.tools.files.params import FilePath
-from agentcli.tools.files.resume import resumed_edit
+from agentcli.tools.files.resume import recorded_edit, resumed
 
 OldArg = Annotated[str, Field(description="Exact text to replace, with enough lines around it to be unique")]
 NewArg = Annotated[str, Field(description="Its replacement")]
@@ -17,10 +17,13 @@ AllArg = Annotated[bool, Field(description="Replace every occurrence")]
 
 
 def preview_edit(context: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
-    """What edit_file would do with these arguments, changing nothing: the unified diff, or why it would refuse
-    (an approval prompt shows it; the call itself plans again and applies only what it plans)."""
-    plan = plan_edit(context, path, old_text, new_text, replace_all)
-    return plan if isinstance(plan, str) else plan.change.diff
+    """What edit_file would do with these arguments, changing nothing: the unified diff (a resumed call's recorded
+    change), or FileNotChanged where it would refuse, so nobody is asked. The call itself plans again, and applies
+    only what it plans."""
+    done = recorded_edit(context, path, old_text, new_text, replace_all)
+    if done is not None:
+        return done.diff
+    return planned(plan_edit(context, path, old_text, new_text, replace_all)).change.diff
 
 
 def edit_file(
@@ -29,10 +32,7 @@ def edit_file(
     """Replace old_text with new_text in a file you have read; old_text must occur exactly once unless
     replace_all."""
     # a resumed run's call whose change was recorded: never applied twice
-    done = resumed_edit(context, path, old_text, new_text, replace_all)
+    done = resumed(context, recorded_edit(context, path, old_text, new_text, replace_all))
     if done is not None:
         return done
-    plan = plan_edit(context, path, old_text, new_text, replace_all)
-    if isinstance(plan, str):
-        raise FileNotChanged(plan)
-    return apply_plan(context, plan)
+    return apply_plan(context, planned(plan_edit(context, path, old_text, new_text, replace_all)))

@@ -1,12 +1,13 @@
 """A call whose change a stopped run had already recorded (the same call id): answered from the record, its
-change applied at most once. `resumed_edit` / `resumed_write` are edit_file's and write_file's first step."""
+change applied at most once. `recorded_edit` / `recorded_write` find the record, `resumed` answers from it:
+edit_file's and write_file's first step (their previews show a recorded change rather than plan it again)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.core.ledger import digest
+from agentcli.tools.core.ledger import Change, digest
 from agentcli.tools.core.workspace import quote_path
 from agentcli.tools.files import diffs
 from agentcli.tools.files.atomic import write_atomically
@@ -15,10 +16,10 @@ from agentcli.tools.files.matching import find
 from agentcli.tools.files.text_file import NotText, TextFile, encode_text
 
 
-def resumed_edit(
+def recorded_edit(
     context: ToolContext, path: str, old_text: str, new_text: str, replace_all: bool = False
-) -> str | None:
-    """`resumed` for an edit_file call: its recorded change must be what these arguments make of its `before`."""
+) -> Change | None:
+    """`recorded` for an edit_file call: its change must be what these arguments make of its `before`."""
 
     def makes(before: bytes | None, rel: str) -> bytes | None:
         if before is None or not old_text or old_text == new_text:
@@ -30,11 +31,11 @@ def resumed_edit(
         except NotText:
             return None
 
-    return resumed(context, path, makes)
+    return recorded(context, path, makes)
 
 
-def resumed_write(context: ToolContext, path: str, content: str) -> str | None:
-    """`resumed` for a write_file call: its recorded change must be what this content makes of its `before`."""
+def recorded_write(context: ToolContext, path: str, content: str) -> Change | None:
+    """`recorded` for a write_file call: its change must be what this content makes of its `before`."""
 
     def makes(before: bytes | None, rel: str) -> bytes | None:
         try:
@@ -45,18 +46,14 @@ def resumed_write(context: ToolContext, path: str, content: str) -> str | None:
         except NotText:
             return None
 
-    return resumed(context, path, makes)
+    return recorded(context, path, makes)
 
 
-def resumed(context: ToolContext, path: str, makes: Callable[[bytes | None, str], bytes | None]) -> str | None:
-    """The result of a call whose change a stopped run already recorded (the same call id), never applied twice.
-
-    The record counts only if it is this call's: the same file, and `makes(before, rel)` (what the call's
-    arguments make of the recorded `before`) is the recorded `after`; a server that numbers its calls
-    `call_0`, `call_1`... in every reply must not turn a new edit into "already applied". Then: the file holds
-    `after`: it was applied, and is not again; it holds `before`: the run stopped between the record and the
-    rename, which is done now. None: no such record, or the file holds something else (the call is then planned
-    afresh, and its checks say what is wrong)."""
+def recorded(context: ToolContext, path: str, makes: Callable[[bytes | None, str], bytes | None]) -> Change | None:
+    """The change a stopped run recorded for this call (the same call id), if it is this call's: the same file,
+    and `makes(before, rel)` (what the call's arguments make of the recorded `before`) is the recorded `after`;
+    a server that numbers its calls `call_0`, `call_1`... in every reply must not turn a new edit into "already
+    applied". Reads nothing but the ledger."""
     change = context.ledger.recorded(context.call_id) if context.call_id else None
     if change is None:
         return None
@@ -65,7 +62,15 @@ def resumed(context: ToolContext, path: str, makes: Callable[[bytes | None, str]
             return None
     except (OSError, ValueError):
         return None
-    if makes(change.before, change.path) != change.after:
+    return change if makes(change.before, change.path) == change.after else None
+
+
+def resumed(context: ToolContext, change: Change | None) -> str | None:
+    """The result of a call whose `change` a stopped run already recorded, never applied twice: the file holds
+    `after`: it was applied, and is not again; it holds `before`: the run stopped between the record and the
+    rename, which is done now. None: no record, or the file holds something else (the call is then planned
+    afresh, and its checks say what is wrong)."""
+    if change is None:
         return None
     try:
         real = context.workspace.resolve(change.path)

@@ -7,27 +7,25 @@ from typing import Annotated
 from pydantic import Field
 
 from agentcli.tools.core.context import ToolContext
-from agentcli.tools.files.changes import FileNotChanged, apply_plan, plan_write
+from agentcli.tools.files.changes import apply_plan, plan_write, planned
 from agentcli.tools.files.params import FilePath
-from agentcli.tools.files.resume import resumed_write
+from agentcli.tools.files.resume import recorded_write, resumed
 
 ContentArg = Annotated[str, Field(description="The whole new text")]
 
 
 def preview_write(context: ToolContext, path: str, content: str) -> str:
-    """What write_file would do with these arguments, changing nothing: the unified diff, or why it would refuse
-    (an approval prompt shows it; the call itself plans again and applies only what it plans)."""
-    plan = plan_write(context, path, content)
-    return plan if isinstance(plan, str) else plan.change.diff
+    """What write_file would do with these arguments, changing nothing: the unified diff (a resumed call's recorded
+    change), or FileNotChanged where it would refuse, so nobody is asked. The call itself plans again, and applies
+    only what it plans."""
+    done = recorded_write(context, path, content)
+    return done.diff if done is not None else planned(plan_write(context, path, content)).change.diff
 
 
 def write_file(context: ToolContext, path: FilePath, content: ContentArg) -> str:
     """Create a file (and its directories) or replace all its text; read an existing file first."""
     # a resumed run's call whose change was recorded: never applied twice
-    done = resumed_write(context, path, content)
+    done = resumed(context, recorded_write(context, path, content))
     if done is not None:
         return done
-    plan = plan_write(context, path, content)
-    if isinstance(plan, str):
-        raise FileNotChanged(plan)
-    return apply_plan(context, plan)
+    return apply_plan(context, planned(plan_write(context, path, content)))
