@@ -139,7 +139,7 @@ class Watchdog:
 
         with self._wake:
             if isinstance(event, RunStarted):
-                self._started, self._session_id = time.perf_counter(), event.session_id
+                self._started, self._session_id, self._step = time.perf_counter(), event.session_id, 0
                 self._ended.clear()
             self._step = max(self._step, getattr(event, "step", 0) or 0)
             self._armed, self._last = not isinstance(event, RunFinished), time.monotonic()
@@ -188,6 +188,7 @@ class Watchdog:
                 "allow (--timeout, retries, MCP timeouts): the watchdog of --output json stops it\n"
             )
             sys.stderr.flush()
+        self._ended.clear()  # the final that counts is the one the interrupt brings
         signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)  # as Ctrl-C: the run says where
         if self._ended.wait(GRACE_S):
             return
