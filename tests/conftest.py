@@ -34,6 +34,7 @@ REPO_ROOT = str(Path(__file__).resolve().parents[1])
 if REPO_ROOT not in sys.path:
     sys.path.insert(0, REPO_ROOT)
 
+from agentcli.cli import saving  # noqa: E402
 from agentcli.llm.scripted import ScriptedClient  # noqa: E402
 from tests.support.agents import MakeAgent, agent_settings  # noqa: E402
 from tests.support.scripted_server import ScriptedServer, find_problem, unused_base_url  # noqa: E402
@@ -93,6 +94,9 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.setenv("AGENTCLI_HOME", str(home))  # sessions: never the user's
     monkeypatch.setenv("AGENTCLI_CONFIG", str(home / "config.toml"))  # no config file unless a test writes one
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))  # where MCP servers get their empty directories
+    # No run looks for a local server on 127.0.0.1's well-known ports (this machine's, or another test's):
+    # tests/cli/test_local_server.py says where to look.
+    monkeypatch.setattr(saving, "local_servers", ())
     yield
     # Most tests leave both empty: removed now, they do not pile up for pytest to delete in one process after
     # the last test (with the rest of a run's ~9,700 entries that took 2 s idle and 15-30 s with two burners).

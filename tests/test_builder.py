@@ -59,7 +59,7 @@ def test_resume_goes_on_in_the_sessions_workspace_and_refuses_a_finished_run(
     with setup.agent(allow_all) as agent:
         final = list(agent.resume())[-1]
     assert isinstance(final, RunFinished) and final.answer == "it says 6 and 7"
-    with pytest.raises(NothingToResume, match="finished; nothing to resume"):
+    with pytest.raises(NothingToResume, match="no saved session has a run left to resume"):
         prepare(RunSpec({"model": "m"}, resume=True, client=lambda settings: llm))
 
 

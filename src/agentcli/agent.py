@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from agentcli.config import Settings
 from agentcli.engine.budget import choose_window
-from agentcli.engine.context import Fitted, fit_session
+from agentcli.engine.context import Fitted, compact_now, fit_session
 from agentcli.engine.conversation import Conversation, FileRecord
 from agentcli.engine.files import RunPlan, SessionLedger
 from agentcli.engine.finish import BeforeFinish
@@ -253,6 +253,7 @@ class Agent:
             self.tools,
             model=settings.model,
             endpoint=settings.endpoint,
+            endpoint_found=settings.sources.get("base_url") == "found",  # llm/discovery.py's FOUND
             max_steps=settings.max_steps,
             judge=Judge(client) if settings.judge else None,
             before_call=before_call,
@@ -334,12 +335,14 @@ class Agent:
             self._warned.add(message)
             self._warn(message)
 
-    def context(self, *, force: bool = False) -> Fitted:
-        """What the first request of a next question would send of the session, made to fit its budget (an
-        estimate: no summary is asked for); `force` compacts it as far as it goes. Chat's /context and /compact."""
+    def context(self, *, compact: bool = False) -> tuple[Fitted, tuple[Usage, ...]]:
+        """What the next question's first request would send of the session, fitted (an estimate: no summary is
+        asked for), and its cost; `compact` has the model summarise it now. Chat's /context and /compact."""
         session = self.session
         build = self.engine.builder(session.mode, self.system_prompt())
-        return fit_session(session, build, session.conversation.next_id, force=force)
+        if compact:
+            return compact_now(session, build, self.client.complete)
+        return fit_session(session, build, session.conversation.next_id), ()
 
     def events(self, question: str) -> Iterator[Event]:
         """Run a question, yielding every event. Interrupted mid-way, the turn leaves no trace in memory."""

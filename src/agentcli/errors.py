@@ -43,11 +43,18 @@ class ConfigError(AgentError):
 
 
 class LLMError(AgentError):
-    """The chat-completions endpoint failed after the client's retries."""
+    """The chat-completions endpoint failed after the client's retries.
 
-    def __init__(self, message: str, *, status: int | None = None) -> None:
+    `resumable` is False where asking the same again fails the same way (a key refused, an unknown model, an
+    invalid request): the message says what to change instead, and no `agent resume` is suggested."""
+
+    resumable = True
+
+    def __init__(self, message: str, *, status: int | None = None, resumable: bool | None = None) -> None:
         super().__init__(message)
         self.status = status
+        if resumable is not None:
+            self.resumable = resumable
 
 
 class ToolsUnsupportedError(LLMError):
@@ -56,6 +63,7 @@ class ToolsUnsupportedError(LLMError):
 
 class ContextLengthError(LLMError):
     """The conversation no longer fits the model's context window; asking again, or in another mode, fails the same.
+    (The engine compacts and asks once more; after that only a smaller request or a true --context-window helps.)
 
     `prompt_tokens` and `window` are what the server's message stated (the request's size in tokens, the window),
     where it stated them: the engine learns its estimate and the window from them before it compacts again."""
@@ -63,13 +71,15 @@ class ContextLengthError(LLMError):
     def __init__(
         self, message: str, *, status: int | None = None, prompt_tokens: int | None = None, window: int | None = None
     ) -> None:
-        super().__init__(message, status=status)
+        super().__init__(message, status=status, resumable=False)
         self.prompt_tokens = prompt_tokens
         self.window = window
 
 
 class RequestRejectedError(LLMError):
     """The endpoint refused the request as invalid (a validation error, even in a 500); asking again cannot help."""
+
+    resumable = False
 
 
 class StreamCutError(LLMError):

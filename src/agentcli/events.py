@@ -71,6 +71,8 @@ class RunStarted(Event):
     model: str
     endpoint: str = ""
     """Where the conversation goes: the endpoint's host[:port], e.g. `api.deepseek.com`."""
+    endpoint_found: bool = False
+    """Nothing named the endpoint: it is a local server found on its well-known port (llm/discovery.py)."""
     session_id: str = ""
     """The saved session the run belongs to ("" when nothing is saved)."""
     sandbox: str = ""
@@ -303,3 +305,7 @@ class RunFinished(Event):
     """Why the answer is not verified."""
     session_id: str = ""
     """The saved session ("" when nothing is saved): `agent resume ID` goes on from a run that did not finish."""
+    resume_with: str | None = ""
+    """For a run that did not finish: the flags `agent resume ID` needs to go on ("" none, "--max-steps 30"
+    after the step limit), or None when resuming cannot help until something else changes (a wrong key, an
+    unknown model, a context that overflows again: the failure says what)."""

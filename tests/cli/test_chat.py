@@ -100,3 +100,42 @@ def test_help_reads_as_paragraphs_on_an_80_column_terminal() -> None:
     assert all(len(line) < 80 for line in lines)
     assert all(len(line) > 60 for line in lines[questions : judge - 1])  # filled, but for a paragraph's last line
     assert lines[judge].startswith("The judge checks every answer")
+
+
+def test_model_switches_the_next_questions_keeping_the_conversation_and_the_session(
+    model: ScriptedClient, agent: Any, monkeypatch: Any
+) -> None:
+    import os
+    from pathlib import Path
+
+    from agentcli.cli import saving
+    from tests.cli.conftest import listed
+
+    Path(os.environ["AGENTCLI_CONFIG"]).write_text(
+        '[aliases.local]\nmodel = "qwen-local"\nbase_url = "http://127.0.0.1:9/v1"\n', encoding="utf-8"
+    )
+    asked: list[tuple[str, str]] = []
+
+    def client(settings: Any) -> ScriptedClient:
+        asked.append((settings.model, settings.endpoint))
+        return model
+
+    monkeypatch.setattr(saving, "chat_client", client)
+    model.script = [text("Hi Ana"), text("You are Ana"), text("Still Ana")]
+    lines = "my name is Ana\n/model\n/model other-model\nwho am I?\n/model local\nand now?\n"
+    done = agent("chat", "--no-judge", input=lines)
+    assert done.exit_code == 0, done.output
+    assert [name for name, _ in asked] == ["test-model", "other-model", "qwen-local"]
+    assert "model test-model → 127.0.0.1:9; /model NAME asks" in done.stderr
+    assert "model other-model → 127.0.0.1:9 from the next question on" in done.stderr
+    third = [m["content"] for m in model.requests[2]["messages"][1:]]
+    assert third == ["my name is Ana", "Hi Ana", "who am I?", "You are Ana", "and now?"]  # one conversation
+    (session,) = listed(agent)
+    assert session["turns"] == 3 and session["model"] == "qwen-local"  # saved as spoken with, for --continue
+
+
+def test_clear_is_for_a_terminal_and_help_tells_it_from_reset(invoke: Invoke) -> None:
+    done = invoke("chat", input="/help\n/clear\n")
+    assert done.exit_code == 0, done.output
+    assert "/clear   clear the screen (the conversation stays: /reset forgets it)" in done.stderr
+    assert "/clear clears a terminal's screen; this is none" in done.stderr and "\x1b[2J" not in done.output

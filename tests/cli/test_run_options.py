@@ -21,7 +21,7 @@ def option_names(command: str) -> set[str]:
 
 def test_ask_chat_and_resume_take_the_same_run_options() -> None:
     assert option_names("ask") - {"plan"} == option_names("chat")  # --plan is ask's alone
-    assert option_names("chat") - option_names("resume") == {"mode", "continue_", "session"}
+    assert option_names("chat") - option_names("resume") == {"mode", "continue_", "session", "new_id"}
 
 
 def test_every_setting_with_flags_is_an_option_with_its_default_said() -> None:

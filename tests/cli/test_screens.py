@@ -164,8 +164,9 @@ def test_only_a_change_that_would_apply_is_asked_about(scripted_server: Scripted
 def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, workspace: Path) -> None:
     # Ctrl-C while an answer streams: the turn is cancelled and taken back, not the session, and the partial text
     # stays in one panel (no stale border from the live region); what is said of it is what is true in a chat
-    # (ask again), not `agent resume`. Then a question the server refuses: FAILED, with no empty panel before
-    # it. /exit ends the session as usual.
+    # (ask again), not `agent resume`. Then a question the server refuses for a model it does not have: FAILED,
+    # with no empty panel before it, saying to check the model name, and no `agent resume` (it would fail the
+    # same way). /exit ends the session as usual.
     scripted_server.script = [
         stalled("Let me think about this for a while, step by step, and then some more."),
         error(400, "this model does not exist here"),
@@ -187,6 +188,8 @@ def test_chat_with_ctrl_c_then_a_failure(scripted_server: ScriptedServer, worksp
     assert screen.count("THINKING · step 1") == 1, screen
     cancelled = screen[: screen.index("and now?")]
     assert "agent resume" not in cancelled and "taken back" in cancelled and "ask it again" in cancelled
+    failed = screen[screen.index("and now?") :]
+    assert "Check the model name" in failed and "agent resume" not in failed
     check("chat_ctrl_c_120", screen)
 
 
@@ -220,3 +223,21 @@ def test_help_is_as_wide_as_the_terminal(tmp_path: Path) -> None:
     output, _ = done.communicate(timeout=BOUND)
     widest = max(len(line) for line in output.splitlines())
     assert 100 < widest <= 120, output  # not Click's 80 columns
+
+
+def test_chat_clear_leaves_the_header_and_a_prompt(workspace: Path) -> None:
+    # /clear clears the screen, not the conversation; the header line comes back so the screen still says where
+    # the questions go. No model is asked: the base URL is one where nothing listens.
+    env = agent_env("http://127.0.0.1:9/v1", TERM="xterm", AGENTCLI_SANDBOX="off")
+    env.pop("COLUMNS", None)
+    terminal = Pty(["chat"], columns=80, cwd=workspace, env=env)
+    terminal.read_until("› ")
+    terminal.type("/help\r")
+    terminal.read_until("› ", times=2)
+    terminal.type("/clear\r")
+    terminal.read_until("› ", times=3)
+    terminal.type("/exit\r")
+    screen = screen_of(terminal)
+    assert terminal.process.returncode == 0, screen
+    assert "Commands:" in terminal.shown and "Commands:" not in screen, screen
+    check("chat_clear_80", screen)

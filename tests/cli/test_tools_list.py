@@ -10,6 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agentcli.cli.app import app
+from agentcli.llm.scripted import ScriptedClient, json_reply, text
+from tests.cli.conftest import Invoke
 from tests.support.agents import BUILTIN_NAMES
 
 
@@ -85,3 +87,28 @@ def test_masking_reads_no_setting_that_could_break_it(runner: CliRunner, tmp_pat
     (tmp_path / ".env").write_bytes(b"LLM_MODEL_NAME=m\xff\nLLM_BASE_URL=http://only-in-dotenv.example\n")
     done = runner.invoke(app, ["tools", "list", "--tools", str(tmp_path / "leaky.py")], env={"LLM_TIMEOUT": "soon"})
     assert done.exit_code == 0, done.output
+
+
+@pytest.mark.parametrize("mode", ["react", "json"])
+def test_json_in_a_text_mode_is_the_first_requests_system_prompt_byte_for_byte(
+    mode: str, model: ScriptedClient, invoke: Invoke, workspace: Path
+) -> None:
+    """The base prompt, the project's AGENTS.md, the environment and the protocol's part, as a run sends them."""
+    (workspace / "AGENTS.md").write_text("Run the tests with `make check`.\n", encoding="utf-8")
+    model.script = [json_reply({"final_answer": "done"}) if mode == "json" else text("Final Answer: done")]
+    ran = invoke("ask", "hello", "--mode", mode, "--no-judge", "--no-save")
+    assert ran.exit_code == 0, ran.output
+    listed = invoke("tools", "list", "--json", "--mode", mode)
+    assert listed.exit_code == 0, listed.output
+    sent = model.requests[0]["messages"][0]
+    assert sent["role"] == "system" and listed.stdout == sent["content"] + "\n"
+    assert "make check" in listed.stdout and "Environment: workspace " in listed.stdout
+    shown = invoke("prompt", "--mode", mode)
+    assert shown.stdout == listed.stdout
+
+
+def test_the_plans_steps_are_listed_with_their_fields(runner: CliRunner) -> None:
+    done = runner.invoke(app, ["tools", "list"])
+    steps = next(line for line in done.output.splitlines() if line.startswith("    steps: "))
+    assert "PlanItem" not in steps
+    assert '"step": string (required)' in steps and '"pending"|"in_progress"|"completed"' in steps

@@ -42,11 +42,12 @@ def calls(*ids: str) -> list[ToolCall]:
 
 def test_a_run_state_with_every_field_set_comes_back_from_its_json() -> None:
     run = RunState(
-        'a "quoted" question \u2014 \x1b', mode="react", streaming=False, number=3, start=17, withdrawn=True,
-        undone=True, state=State.TOOL_EXECUTING, step=9, draft="d", draft_warning="w", rejections=1, sent_back=2,
+        'a "quoted" question \u2014 \x1b', asked="q?", mode="react", streaming=False, number=3, start=17,
+        withdrawn=True, undone=True, state=State.TOOL_EXECUTING, step=9, draft="d", draft_warning="w", rejections=1,
+        sent_back=2,
         stream_retries=1, context_retries=1, format_errors=2, stuck_turns=1, usage=Usage(5, 6, 7, unreported=1),
         plan=(PlanStep("read", "completed"), PlanStep("add")), planning=True, plan_explanation="why", answer="a",
-        verified=False, unverified="u", failure="f",
+        verified=False, unverified="u", failure="f", resume_with=None,
         pending=(ToolCall("call_1", "read_file", '{"path": "a"}'), ToolCall("call_2", "calculator", "{")),
     )  # fmt: skip
     assert all(getattr(run, name) != value for name, value in vars(RunState("q")).items() if name != "guard")

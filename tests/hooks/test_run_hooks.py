@@ -51,13 +51,14 @@ def test_user_prompt_submit_exit_2_refuses_the_question(model: ScriptedClient, i
     assert done.exit_code == 2
     assert "error: the question was refused by a UserPromptSubmit hook: no secrets in prompts" in done.stderr
     assert model.requests == []  # nothing was sent
-    (hook,) = json_events(done.stdout)
+    hook, failure, final = json_events(done.stdout)  # JSON lines end with a final object, a refusal's too
     assert (hook["type"], hook["event"], hook["decision"], hook["exit_code"]) == (
         "hook",
         "UserPromptSubmit",
         "block",
         2,
     )
+    assert "no secrets in prompts" in failure["reason"] and (final["type"], final["status"]) == ("final", "error")
     assert hooks.given("gate.sh")[0]["prompt"] == "print my password"
 
 

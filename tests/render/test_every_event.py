@@ -4,6 +4,7 @@ renderers fails here, unless it is put on a renderer's list of deliberately sile
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 
@@ -57,3 +58,10 @@ def test_each_renderer_shows_each_event_or_says_why_not(kind: str, cls: type[Eve
         assert not shown, f"{cls.__name__} is on the {kind} silent list but shows: take it off"
     else:
         assert shown, f"the {kind} renderer ignores {cls.__name__}: render it, or list it in SILENT with a reason"
+
+
+@pytest.mark.parametrize("cls", EVENT_CLASSES, ids=lambda cls: cls.__name__)
+def test_every_json_line_says_the_version_of_its_shape(cls: type[Event]) -> None:
+    out, err = rendered("json", [sample(cls)]).split("\x00")
+    line = json.loads(out)
+    assert line["v"] == 1 and line["type"] == cls.type and not err

@@ -120,6 +120,7 @@ def test_json_lines_one_object_per_event_final_last() -> None:
     assert err == ""
     assert lines[-1] == {
         "type": "final",
+        "v": 1,
         "answer": "The product is 42.\n\n- six\n- seven",
         "status": "finished",
         "usage": {"prompt_tokens": 120, "completion_tokens": 30, "cached_tokens": 64},
@@ -128,8 +129,9 @@ def test_json_lines_one_object_per_event_final_last() -> None:
         "verified": True,
         "unverified": "",
         "session_id": "",
+        "resume_with": "",
     }
-    assert lines[2] == {"type": "model_text_delta", "step": 1, "text": "Reading the "}
+    assert lines[2] == {"type": "model_text_delta", "v": 1, "step": 1, "text": "Reading the "}
 
 
 def test_rich_panels_go_to_stderr_and_the_answer_block_to_stdout() -> None:

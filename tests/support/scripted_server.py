@@ -258,7 +258,8 @@ class Received:
 class ScriptedServer:
     """The scripted chat server: a context manager that starts and stops it (or call start() / stop())."""
 
-    def __init__(self, script: Script = ()) -> None:
+    def __init__(self, script: Script = (), *, port: int = 0) -> None:
+        """On `port` of 127.0.0.1 (0: one the system picks); OSError when it is taken."""
         self._lock = threading.Lock()
         self.script = script
         self.received: list[Received] = []
@@ -270,7 +271,7 @@ class ScriptedServer:
         self.expect_violations = False
         self._stopping = threading.Event()
         self._call_ids = 0
-        self._httpd = _HTTPServer(self)
+        self._httpd = _HTTPServer(self, port)
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, args=(POLL_SECONDS,), name="scripted-server", daemon=True
@@ -690,12 +691,12 @@ class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, owner: ScriptedServer) -> None:
+    def __init__(self, owner: ScriptedServer, port: int = 0) -> None:
         self.owner = owner
         self.connections: set[socket.socket] = set()
         self.workers: list[threading.Thread] = []
         self.track = threading.Lock()
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(("127.0.0.1", port), _Handler)
 
     def server_bind(self) -> None:
         TCPServer.server_bind(self)  # HTTPServer's would look up the host name (slow on some machines)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentcli.cli.exits import EXIT_USAGE, fail, guarded, outcome
 from agentcli.cli.options import RunOptions, with_run_options
 from agentcli.cli.turn import undecodable
+
+if TYPE_CHECKING:
+    from agentcli.events import RunFinished
 
 
 @guarded
@@ -40,10 +43,19 @@ def ask(
     model failure), 2 usage or configuration error, 3 an answer that is not verified (the judge gave up
     rejecting it, or plan steps were left open), 130 interrupted.
     """
+    from agentcli.cli.headless import final_always
+
+    with final_always(options.output_kind()):  # a usage error too ends JSON lines with a final object
+        final = _ask(_question(question), options, plan=plan)
+    raise typer.Exit(outcome(final))
+
+
+def _question(given: str) -> str:
+    """The question asked, with what was piped; a usage error (exit 2) when it cannot be sent."""
     from agentcli.cli.piped import PipedTooLarge, piped_text, with_piped
 
     try:
-        question = with_piped(question, piped_text())
+        question = with_piped(given, piped_text())
     except PipedTooLarge as exc:
         raise fail(f"error: {exc}", EXIT_USAGE) from None
     except UnicodeDecodeError:
@@ -52,21 +64,25 @@ def ask(
         raise fail('error: the question is empty; say what to do, e.g. agent ask "summarise README.md"', EXIT_USAGE)
     if undecodable(question):
         raise fail("error: the question holds bytes that are not valid text in this terminal's encoding", EXIT_USAGE)
-    tools = options.extra_tools()
+    return question
+
+
+def _ask(question: str, options: RunOptions, *, plan: bool) -> RunFinished:
     from agentcli.cli.approval import Approval
+    from agentcli.cli.headless import watched
     from agentcli.cli.hooking import approved_agent
     from agentcli.cli.saving import prepare_run
     from agentcli.cli.turn import answer_question
-    from agentcli.render import make_renderer
 
-    renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
-    run = prepare_run(options)
+    tools = options.extra_tools()
+    kind = options.output_kind()
+    run = prepare_run(options, look=True)
+    renderer, watchdog = watched(kind, run)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
-    with approved_agent(run, approval, tools) as agent:
+    with approved_agent(run, approval, tools, watchdog=watchdog) as agent:
         if plan:
             from agentcli.cli.planning import plan_then_work
 
-            final = plan_then_work(agent, question, renderer, yes=options.yes)
-        else:
-            final = answer_question(agent, question, renderer)
-    raise typer.Exit(outcome(final))
+            steps_out = None if kind == "json" else sys.stdout  # JSON readers have the plan event
+            return plan_then_work(agent, question, renderer, yes=options.yes, steps_out=steps_out)
+        return answer_question(agent, question, renderer)

@@ -22,22 +22,27 @@ import typer
 from agentcli.cli.exits import EXIT_ANSWER, WRITE_FAILURES, guarded
 from agentcli.cli.options import RunOptions, with_run_options
 from agentcli.cli.turn import answer_question, undecodable
-from agentcli.errors import AgentError
+from agentcli.errors import AgentError, ConfigError
 
 if TYPE_CHECKING:
     from agentcli.agent import Agent
+    from agentcli.builder import RunSetup
     from agentcli.cli.approval import Approval
+    from agentcli.cli.headless import Watchdog
     from agentcli.events import Event
     from agentcli.render import Renderer
+    from agentcli.tools.core.tool import Tool
 
 HELP = "\n".join(  # a paragraph is one line here: on a terminal it wraps between words at the terminal's width
     [
         "Commands:",
         "  /help    this text",
         "  /tools   the tools the model can call",
-        "  /reset   forget the conversation so far",
+        "  /model M ask model M (or config alias M) from now on, same conversation",
+        "  /reset   forget the conversation so far (the screen stays)",
+        "  /clear   clear the screen (the conversation stays: /reset forgets it)",
         "  /context how full the model's context window is",
-        "  /compact send the conversation compacted from the next question on (the session keeps it all)",
+        "  /compact summarise the conversation now; the next questions send the summary",
         "  /exit    leave (Ctrl-D does too)",
         "Anything else is a question. Several lines: end a line with \\ to go on on the next one; a pasted block "
         "of several lines is one question (sent on Enter). Ctrl-C cancels the current answer, not the session.",
@@ -134,52 +139,109 @@ def continued(line: str) -> bool:
 @with_run_options
 def chat(options: RunOptions) -> None:
     """Talk with the agent; it remembers earlier turns until /reset. Type /help for the commands."""
-    tools = options.extra_tools()
     from agentcli.cli.approval import Approval
+    from agentcli.cli.headless import Watchdog, final_always, quiet_limit
     from agentcli.cli.hooking import approved_agent
     from agentcli.cli.saving import prepare_run
 
-    run = prepare_run(options)
-    approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
-    with approved_agent(run, approval, tools) as agent:
-        _talk(agent, options, approval)
+    with final_always(options.output_kind()):  # JSON lines end with a final object, a usage error's too
+        tools = options.extra_tools()
+        run = prepare_run(options, look=True)
+        approval = Approval(yes=options.yes, settings=run.settings)  # its renderer is each turn's (_talk)
+        json = options.output_kind() == "json"
+        watchdog = Watchdog(quiet_limit(run.settings, run.servers)) if json else None
+        agent = approved_agent(run, approval, tools, watchdog=watchdog)
+        talk = Talk(run, agent, approval, tools, watchdog)
+        try:
+            _talk(talk, options)
+        finally:
+            talk.agent.close()
     raise typer.Exit(EXIT_ANSWER)
 
 
-def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
+@dataclass
+class Talk:
+    """What a chat talks with: the Agent, made again by /model from the run's setup in the same session; with
+    JSON lines, the watchdog of its runs."""
+
+    setup: RunSetup
+    agent: Agent
+    approval: Approval
+    tools: list[Tool]
+    watchdog: Watchdog | None = None
+
+    def switch(self, model: str) -> None:
+        """Ask the next questions of `model`, in the same session (ConfigError: nothing changes)."""
+        from agentcli.cli.hooking import approved_agent
+
+        old = self.agent
+        self.setup = self.setup.with_model(model, old.session)
+        self.agent = approved_agent(self.setup, self.approval, self.tools, watchdog=self.watchdog)
+        old.recorder = None  # it saves for the new agent now: closing the old one keeps the session's lease
+        old.close()
+
+
+def _say(text: str) -> None:
+    """Errors quote the server and the model: their control codes are shown, never obeyed. On a terminal, long
+    lines (a tool's description in /tools, an error) wrap between words, not mid-word."""
+    from agentcli.render.text import visible
+    from agentcli.text import for_terminal
+
+    sys.stderr.write(for_terminal(visible(text), sys.stderr))
+
+
+def _header(agent: Agent) -> None:
+    """On a terminal, a line of fields as a run's first line: broken between fields, never inside one."""
+    from agentcli.render.text import visible
+    from agentcli.text import fields_wrapped, terminal_width
+
+    settings, session_id = agent.settings, agent.session.id
+    where = f"found at {settings.endpoint}" if agent.engine.endpoint_found else f"→ {settings.endpoint}"
+    fields = ["agentcli chat", f"model {settings.model}", f"mode {settings.mode}", where]
+    fields += [f"session {session_id}"] if session_id else []
+    shown = [visible(field, one_line=True) for field in [*fields, "/help"]]
+    sys.stderr.write(fields_wrapped(shown, terminal_width(sys.stderr)) + "\n")
+
+
+CLEAR = "\x1b[H\x1b[2J\x1b[3J"
+"""Home, erase the screen, erase the scrollback (xterm's, which most terminals follow)."""
+
+
+def _talk(talk: Talk, options: RunOptions) -> None:
     """The read-answer loop, until /exit or the end of input."""
     from agentcli.render import make_renderer
 
-    settings = agent.settings
-    kind = options.output_kind()
-    from agentcli.render.text import visible
-    from agentcli.text import fields_wrapped, for_terminal, terminal_width
-
-    def say(text: str) -> None:
-        # Errors quote the server and the model: their control codes are shown, never obeyed. On a terminal, long
-        # lines (a tool's description in /tools, an error) wrap between words, not mid-word.
-        sys.stderr.write(for_terminal(visible(text), sys.stderr))
-
-    opening = Header(agent.session.id or "", settings.mode, settings.model, settings.endpoint)
-    once = OncePerSession(opening)
-    if sys.stdin.isatty():  # a line of fields, as a run's first line: broken between fields, never inside one
-        saved = [f"session {opening.session_id}"] if opening.session_id else []
-        fields = ["agentcli chat", f"model {settings.model}", f"mode {settings.mode}", f"→ {settings.endpoint}"]
-        shown = [visible(field, one_line=True) for field in [*fields, *saved, "/help"]]
-        sys.stderr.write(fields_wrapped(shown, terminal_width(sys.stderr)) + "\n")
+    kind, say, approval = options.output_kind(), _say, talk.approval
+    agent, settings = talk.agent, talk.agent.settings
+    once = OncePerSession(Header(agent.session.id or "", settings.mode, settings.model, settings.endpoint))
+    if sys.stdin.isatty():
+        _header(agent)
     for line in _lines():
-        text = line.strip()
+        text, agent = line.strip(), talk.agent
         if not text:
             continue
         if text in ("/exit", "/quit"):
             break
         if text == "/help":
-            say(HELP.format(judge=JUDGE_ON if settings.judge else JUDGE_OFF) + "\n")
+            say(HELP.format(judge=JUDGE_ON if agent.settings.judge else JUDGE_OFF) + "\n")
+        elif text == "/clear":
+            if sys.stderr.isatty():
+                sys.stderr.write(CLEAR)
+                _header(agent)
+            else:
+                say("/clear clears a terminal's screen; this is none\n")
+        elif text == "/model" or text.startswith("/model "):
+            say(_model(talk, text.removeprefix("/model").strip()) + "\n")
         elif text == "/reset":
             agent.reset()
             say("conversation cleared\n")
         elif text in ("/context", "/compact"):
-            say(_context(agent, compact=text == "/compact") + "\n")
+            try:
+                say(_context(agent, compact=text == "/compact") + "\n")
+            except AgentError as exc:  # the summary request failed: the conversation is sent as it was
+                say(f"error: {exc}; nothing was compacted\n")
+            except KeyboardInterrupt:
+                say("\n/compact cancelled; nothing was compacted\n")
         elif text == "/tools":
             agent.open_tools()  # the MCP servers' tools too, before the first question has started them
             say("".join(f"  {tool.name}: {tool.description}\n" for tool in agent.tools))
@@ -190,6 +252,8 @@ def _talk(agent: Agent, options: RunOptions, approval: Approval) -> None:
         else:
             try:
                 once.renderer = make_renderer(kind, sys.stdout, sys.stderr, judge_hint=not once.judged, in_chat=True)
+                if talk.watchdog is not None:
+                    once.renderer = talk.watchdog.watched(once.renderer)
                 approval.renderer = once.renderer if kind == "json" else once
                 answer_question(agent, text, approval.renderer)
             except KeyboardInterrupt as exc:
@@ -244,13 +308,37 @@ class OncePerSession:
             self.renderer.close()
 
 
+def _model(talk: Talk, name: str) -> str:
+    """/model NAME: the next questions go to NAME; /model alone says which model answers."""
+    if not name:
+        settings = talk.agent.settings
+        return f"model {settings.model} → {settings.endpoint}; /model NAME asks the next questions of another"
+    try:
+        talk.switch(name)
+    except ConfigError as exc:
+        return f"error: {exc}; the model stays {talk.agent.settings.model}"
+    settings = talk.agent.settings
+    return f"model {settings.model} → {settings.endpoint} from the next question on; the conversation goes on"
+
+
 def _context(agent: Agent, *, compact: bool) -> str:
-    """How much of the window the next request takes (estimated), and with /compact, what compacting leaves."""
-    budget, now = agent.session.budget, agent.context()
-    window = budget.window
-    line = f"context: ~{now.tokens_before:,} of {window:,} tokens ({100 * now.tokens_before / window:.0f} %)"
+    """How much of the window the next request takes (estimated); with /compact, the earlier turns summarised
+    now, and what the next request sends from then on (before its question)."""
+    window = agent.session.budget.window
+    fitted, spent = agent.context(compact=compact)
+    before, after = fitted.tokens_before, fitted.tokens_after
     if not compact:
-        return line + (f"; the next request is compacted to ~{now.tokens_after:,}" if now.how else "")
-    forced = agent.context(force=True)
-    budget.compact_next = True
-    return f"{line}; compacted to ~{forced.tokens_after:,} from the next question on (the session keeps everything)"
+        sent = before if fitted.how else after  # with a summary standing, `before` counts the turns it replaced
+        line = f"context: ~{sent:,} of {window:,} tokens ({100 * sent / window:.0f} %)"
+        if fitted.how == "stubs":
+            return f"{line}; the next request is compacted to ~{after:,} (old tool results stubbed)"
+        # what a summary leaves is known only once the model has written it (/compact does it now)
+        return line + ("; the next request passes 80 % of it and is compacted first" if fitted.how else "")
+    cost = sum(usage.prompt_tokens + usage.completion_tokens for usage in spent)
+    asked = f"; the summary request used {cost:,} tokens" if cost else ""
+    if fitted.how != "stubs and summary":
+        return f"nothing compacted: ~{before:,} of {window:,} tokens, and no summary would be shorter{asked}"
+    return (
+        f"compacted: ~{before:,} → ~{after:,} tokens of a {window:,}-token window (earlier turns summarised by the "
+        f"model{asked}); the next questions send that, the session keeps everything"
+    )

@@ -43,7 +43,15 @@ def outcome(final: RunFinished) -> int:
     return EXIT_ANSWER if final.verified else EXIT_UNVERIFIED
 
 
-def fail(message: str, code: int) -> typer.Exit:
+class Said(typer.Exit):
+    """An exit whose message `fail` has written to stderr (JSON lines carry it too: cli/headless.py)."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(code)
+        self.message = message
+
+
+def fail(message: str, code: int) -> Said:
     """Print `message` to stderr and return the Exit to raise.
 
     Messages quote the server, files and the model, so control codes are shown escaped; a stderr that
@@ -55,7 +63,7 @@ def fail(message: str, code: int) -> typer.Exit:
     with contextlib.suppress(OSError):
         sys.stderr.write(for_terminal(visible(message.rstrip()), sys.stderr) + "\n")
         sys.stderr.flush()
-    return typer.Exit(code)
+    return Said(message.strip(), code)
 
 
 def _silence_stdout() -> None:

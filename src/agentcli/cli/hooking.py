@@ -8,11 +8,17 @@ from collections.abc import Iterable
 from agentcli.agent import Agent
 from agentcli.builder import RunSetup
 from agentcli.cli.approval import Approval
+from agentcli.cli.headless import Watchdog
 from agentcli.tools.core.tool import Tool
 
 
-def approved_agent(run: RunSetup, approval: Approval, tools: Iterable[Tool] = ()) -> Agent:
-    """`run`'s Agent with `approval` as its policy, and the config file's hooks around it."""
+def approved_agent(
+    run: RunSetup, approval: Approval, tools: Iterable[Tool] = (), *, watchdog: Watchdog | None = None
+) -> Agent:
+    """`run`'s Agent with `approval` as its policy, and the config file's hooks around it; the `watchdog` of
+    --output json (cli/headless.py) sleeps while the user is asked."""
     if run.hooked is not None and run.hooks is not None and run.hooks.Notification:
         approval.waiting = run.hooked.waiting
-    return run.agent(approval, tools, ask=approval.ask)
+    if watchdog is None:
+        return run.agent(approval, tools, ask=approval.ask)
+    return run.agent(watchdog.asleep_in(approval), tools, ask=watchdog.asleep_in(approval.ask))

@@ -104,6 +104,17 @@ class RunOptions:
         ),
     ] = None
 
+    new_id: Annotated[
+        str | None,
+        typer.Option(
+            "--session-id",
+            metavar="UUID",
+            help="Save this new session under UUID, for a script that must know it in advance (exit 2 if a "
+            "saved session has it).",
+            show_default=False,
+        ),
+    ] = None
+
     def extra_tools(self) -> list[Tool]:
         """The tools of installed plugins and of the --tools files (a broken one is a usage error, exit 2)."""
         from agentcli.tools.loading import load_tools

@@ -2,16 +2,18 @@
 
 On a terminal `[y/N/e]` decides: `y` starts the work, `e` opens the plan in the user's editor as a checklist
 (read back and shown, then the question again; a checklist that cannot be read says why and offers to edit it
-again; one with no step stops), anything else stops. Without a terminal the plan is all (exit 0) unless --yes.
+again; one with no step stops), anything else stops. Without a terminal the plan is all (exit 0) unless --yes,
+and its steps follow the planning run's answer on stdout: they are what the command produced.
 The work is a second run of the same session that starts from the accepted plan, so the judge holds its
-answer to that plan, and the model is told the plan as accepted (it may have been edited).
+answer to that plan, and the model is told the plan as accepted (it may have been edited). Both runs keep the
+user's own question as theirs (`sessions list` and `show` show it), whatever instructions the model is sent.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from agentcli.cli.exits import EXIT_ANSWER, EXIT_NO_ANSWER, fail
 
@@ -47,23 +49,45 @@ def plan_then_work(
     yes: bool,
     ask: Ask | None = None,
     edit: Edit | None = None,
+    steps_out: IO[str] | None = None,
 ) -> RunFinished:
-    """The planning run, the question (and any edits), then the work; the RunFinished of the last run made."""
+    """The planning run, the question (and any edits), then the work; the RunFinished of the last run made.
+    `steps_out` (stdout, unless it carries JSON lines) gets the plan's steps when no terminal can be asked."""
     from agentcli.cli.approval import ask_terminal
     from agentcli.cli.plan_editor import edit_text
     from agentcli.cli.turn import begun, finish
 
-    planned = finish(begun(agent, PLANNING.format(question=question), renderer, planning=True), renderer)
+    planning = begun(agent, PLANNING.format(question=question), renderer, planning=True)
+    planning.state.asked = question
+    planned = finish(planning, renderer)
     steps = agent.session.runs[-1].plan
     if planned.answer is None or not steps:
         raise fail("error: the planning run ended without a plan (update_plan was never accepted)", EXIT_NO_ANSWER)
-    accepted = steps if yes else _accepted(steps, question, renderer, ask or ask_terminal, edit or edit_text)
+    asking = ask or ask_terminal
+    if not yes and steps_out is not None:
+        asking = _showing_steps(asking, steps, steps_out)
+    accepted = steps if yes else _accepted(steps, question, renderer, asking, edit or edit_text)
     message = WORK.format(
         question=question,
         edited=" after editing it" if accepted != steps else "",
         checklist=_checklist(accepted),
     )
-    return finish(begun(agent, message, renderer, plan=accepted), renderer)
+    work = begun(agent, message, renderer, plan=accepted)
+    work.state.asked = question
+    return finish(work, renderer)
+
+
+def _showing_steps(ask: Ask, steps: tuple[PlanStep, ...], out: IO[str]) -> Ask:
+    """`ask`, writing the plan's steps to `out` where there is no terminal to ask (the plan is then all there is)."""
+
+    def asking(prompt: str) -> str | None:
+        answer = ask(prompt)
+        if answer is None:
+            out.write(f"\n{_checklist(steps)}\n")
+            out.flush()
+        return answer
+
+    return asking
 
 
 def _accepted(

@@ -4,13 +4,18 @@ text modes the tools and their protocol)."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentcli.cli import options as opt
 from agentcli.cli.exits import guarded
 from agentcli.config import Settings, load_config, mask_known_keys, workspace_root
+from agentcli.modes import ModeName
+
+if TYPE_CHECKING:
+    from agentcli.tools.core.registry import ToolRegistry
 
 
 @guarded
@@ -25,9 +30,6 @@ def prompt(
     """Print the system prompt a run would send: the base prompt, the project's AGENTS.md files (outermost
     first, 32 KB at most), the environment; in react and json modes the tools and protocol follow. The API key
     is masked wherever it shows."""
-    from agentcli.adapters import make_adapter
-    from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
-    from agentcli.engine.instructions import system_prompt
     from agentcli.text import visible
     from agentcli.tools.builtin import builtin_tools
 
@@ -35,6 +37,16 @@ def prompt(
     tools = builtin_tools(settings=settings)
     if read_only:
         tools.drop_changing()
-    base = system_prompt(BASE_SYSTEM_PROMPT, settings.workspace, instructions=not no_instructions)
-    text = make_adapter("react" if mode == "auto" else mode, tools).system_prompt(base, tools)
+    text = run_prompt("react" if mode == "auto" else mode, tools, settings.workspace, instructions=not no_instructions)
     sys.stdout.write(visible(mask_known_keys(text, load_config())) + "\n")
+
+
+def run_prompt(mode: ModeName, tools: ToolRegistry, workspace: Path, *, instructions: bool = True) -> str:
+    """The system prompt the first request of a run in `mode` with `tools` sends in `workspace` (`agent tools
+    list --json` prints it too): the base, the project's AGENTS.md, the environment, the protocol's part."""
+    from agentcli.adapters import make_adapter
+    from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+    from agentcli.engine.instructions import system_prompt
+
+    base = system_prompt(BASE_SYSTEM_PROMPT, workspace, instructions=instructions)
+    return make_adapter(mode, tools).system_prompt(base, tools)

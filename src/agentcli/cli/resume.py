@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from agentcli.cli.exits import guarded, outcome
 from agentcli.cli.options import RunOptions, with_run_options_but
 
+if TYPE_CHECKING:
+    from agentcli.events import RunFinished
+    from agentcli.store.saved import Saved
+
 
 @guarded
-@with_run_options_but("mode", "continue_", "session")  # the session's own protocol; ID names the session
+@with_run_options_but("mode", "continue_", "session", "new_id")  # its own protocol; ID names the session
 def resume(
     session_id: Annotated[
         str | None,
         typer.Argument(
-            help="The session (an id or a unique prefix) [default: the latest].", show_default=False, metavar="[ID]"
+            help="The session (an id or a unique prefix) [default: the latest whose last run did not finish].",
+            show_default=False,
+            metavar="[ID]",
         ),
     ] = None,
     *,
@@ -32,15 +38,39 @@ def resume(
     last run finished), 3 an answer printed but not verified (the judge rejected it, or plan steps were left
     open), 130 interrupted.
     """
+    from agentcli.cli.headless import final_always
+
+    with final_always(options.output_kind()):
+        final = _resume(session_id, options)
+    raise typer.Exit(outcome(final))
+
+
+def _resume(session_id: str | None, options: RunOptions) -> RunFinished:
     from agentcli.cli.approval import Approval
+    from agentcli.cli.headless import watched
     from agentcli.cli.hooking import approved_agent
     from agentcli.cli.saving import prepare_run
     from agentcli.cli.turn import finish
-    from agentcli.render import make_renderer
 
     run = prepare_run(options, resume=True, session_id=session_id)
-    renderer = make_renderer(options.output_kind(), sys.stdout, sys.stderr)
+    if session_id is None and run.saved is not None:
+        _say_which(run.saved)
+    renderer, watchdog = watched(options.output_kind(), run)
     approval = Approval(yes=options.yes, renderer=renderer, settings=run.settings)
-    with approved_agent(run, approval, options.extra_tools()) as agent:
-        final = finish(agent.resume(), renderer)
-    raise typer.Exit(outcome(final))
+    with approved_agent(run, approval, options.extra_tools(), watchdog=watchdog) as agent:
+        return finish(agent.resume(), renderer)
+
+
+STOPPED = {"failed": "failed", "interrupted": "was interrupted", "running": "stopped (killed)"}
+"""How a last run that did not finish ended, by its saved status ("running": its process is gone)."""
+
+
+def _say_which(saved: Saved) -> None:
+    """Which session resuming without an ID took (the latest whose last run did not finish), and its question."""
+    from agentcli.store.loading import last_status
+    from agentcli.text import excerpt, visible
+
+    question = excerpt(" ".join(saved.runs[-1].users_question.split()), 120) if saved.runs else ""
+    how = STOPPED.get(last_status(saved), "did not finish")
+    said = f"resuming session {saved.summary.id}, the latest whose last run {how}: {question}"
+    sys.stderr.write(visible(said, one_line=True) + "\n")

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from agentcli.cli.exits import EXIT_USAGE, fail
 from agentcli.cli.options import RunOptions
 from agentcli.config import Settings
+from agentcli.llm.discovery import WELL_KNOWN, LocalServer
 from agentcli.text import warn_line
 
 if TYPE_CHECKING:
@@ -21,6 +23,9 @@ if TYPE_CHECKING:
 chat_client: ClientFactory | None = None
 """Where the commands get their model: None, the OpenAI-compatible client the settings name. In-process tests
 put a ScriptedClient's factory here (tests/cli/conftest.py), as httpx's MockTransport stands in for the network."""
+local_servers: Sequence[LocalServer] = WELL_KNOWN
+"""Where `ask` and `chat` look for a local server when no model and no endpoint are configured. The tests'
+clean environment looks nowhere (tests/conftest.py): a test that looks says where."""
 
 
 def warn(message: str) -> None:
@@ -45,17 +50,21 @@ def find_session(store: Store, reference: str | None) -> Saved:
         raise fail(f"error: {exc}", EXIT_USAGE) from None
 
 
-def prepare_run(options: RunOptions, *, resume: bool = False, session_id: str | None = None) -> RunSetup:
+def prepare_run(
+    options: RunOptions, *, resume: bool = False, session_id: str | None = None, look: bool = False
+) -> RunSetup:
     """The run the options ask for (`resume`: finishing the last run of session `session_id`, or of the latest):
-    its settings, and the saved session --continue / --session names, under its lease; the terminal is told
-    which session goes on. A session that is not there is a usage error."""
+    its settings (`look`: a local server found, where none is configured), and the saved session --continue /
+    --session names, under its lease; the terminal is told which session goes on. A session that is not there
+    is a usage error."""
     from agentcli.builder import NothingToResume, RunSpec, prepare
     from agentcli.store.db import UnknownSession
 
     named, reference = named_reference(options, session_id)
     spec = RunSpec(
         options.given, session=reference, latest=named and reference is None, resume=resume,
-        save=not options.no_save, client=chat_client, warn=warn,
+        save=not options.no_save, session_id=options.new_id, client=chat_client, warn=warn,
+        look_for=local_servers if look else (),
     )  # fmt: skip
     try:
         setup = prepare(spec)
@@ -78,11 +87,16 @@ def _said(setup: RunSetup, options: RunOptions) -> None:
     if saved is None:
         return
     say_continuing(saved)
-    if last_status(saved) in UNFINISHED:
-        sys.stderr.write(
-            f"note: the unfinished last run of session {saved.summary.id} is left out "
-            f"(agent resume {saved.summary.id} would have finished it)\n"
-        )
+    status, sid = last_status(saved), saved.summary.id
+    if status in UNFINISHED:
+        sys.stderr.write(f"note: the last run of session {sid} stopped part-way and is left out of the conversation "
+                         f"(agent resume {sid} would have finished it)\n")  # fmt: skip
+    elif status == "failed":  # kept, as a chat keeps a failed turn: what it read and changed is real
+        last = saved.runs[-1]
+        flags = f" {last.resume_with}" if last.resume_with else ""
+        hint = "" if last.resume_with is None else f" (agent resume {sid}{flags} would have tried it again)"
+        sys.stderr.write(f"note: the last run of session {sid} failed and stays in the conversation, its question "
+                         f"unanswered{hint}\n")  # fmt: skip
 
 
 RECAP_CHARS = 400
@@ -102,7 +116,7 @@ def say_continuing(saved: Saved) -> None:
     if not finished:
         return
     last = finished[-1]
-    question = visible(excerpt(" ".join(last.question.split()), 200), one_line=True)  # a pasted block: one line
+    question = visible(excerpt(" ".join(last.users_question.split()), 200), one_line=True)  # a pasted block: one line
     answer = "\n".join("  " + visible(line) for line in excerpt(last.answer or "", RECAP_CHARS).splitlines())
     recap = f"❯ {question}\n{answer}"
     dim = sys.stderr.isatty() and not os.environ.get("NO_COLOR")

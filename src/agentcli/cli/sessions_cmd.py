@@ -142,7 +142,7 @@ def _session_dict(saved: Saved) -> dict[str, Any]:
     changed = _changed_files(saved)
     runs = [
         {
-            "question": run.question,
+            "question": run.users_question,
             "status": "finished" if run.state is State.FINISHED else status,
             "answer": run.answer,
             "steps": run.step,
@@ -240,7 +240,7 @@ def _replay(saved: Saved, events: list[tuple[int, dict[str, Any]]]) -> None:
     for number, data in events:
         by_run.setdefault(number, []).append(data)
     for number, run in enumerate(saved.runs):
-        say(f"❯ {run.question}", "bold")
+        say(f"❯ {run.users_question}", "bold")
         renderer = make_renderer(kind, sys.stdout, sys.stdout)
         ended = False
         for data in by_run.get(number, []):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -56,19 +57,20 @@ def list_tools(
             attach(tools, servers, warn=warn_line, read_only=read_only)
         if read_only:
             tools.drop_changing()
-        # a plugin's, a tools file's or a server's words could hold the key (the built-in tools' cannot)
-        _show(tools, mode, as_json, (lambda text: mask_known_keys(text, config)) if extra or servers else str)
+        # a plugin's, a tools file's, a server's or AGENTS.md's words could hold the key (the built-ins' cannot)
+        prompt = as_json and mode in ("react", "json")
+        masking = (lambda text: mask_known_keys(text, config)) if extra or servers or prompt else str
+        _show(tools, mode, as_json, masking, settings.workspace)
     finally:
         tools.close()
 
 
-def _show(tools: ToolRegistry, mode: ModeName, as_json: bool, mask: Callable[[str], str]) -> None:
+def _show(tools: ToolRegistry, mode: ModeName, as_json: bool, mask: Callable[[str], str], workspace: Path) -> None:
     if as_json:
         if mode in ("react", "json"):
-            from agentcli.adapters import make_adapter
-            from agentcli.adapters.prompts import BASE_SYSTEM_PROMPT
+            from agentcli.cli.prompt_cmd import run_prompt
 
-            sys.stdout.write(mask(make_adapter(mode, tools).system_prompt(BASE_SYSTEM_PROMPT, tools)) + "\n")
+            sys.stdout.write(mask(run_prompt(mode, tools, workspace)) + "\n")
         else:
             sys.stdout.write(mask(json_text(tools.openai_tools(), indent=2)) + "\n")  # the one JSON writer
         return
@@ -130,8 +132,9 @@ def _parameter_lines(schema: dict[str, Any]) -> list[str]:
     from agentcli.tools.core.describe import parameter_facts
 
     required = set(schema.get("required", []))
+    defs = schema.get("$defs") if isinstance(schema.get("$defs"), dict) else None  # update_plan's step fields
     return [
-        f"{name}: {parameter_facts(prop, name in required)}"
+        f"{name}: {parameter_facts(prop, name in required, defs)}"
         + (f"; {prop['description']}" if "description" in prop else "")
         for name, prop in schema.get("properties", {}).items()
         if isinstance(prop, dict)

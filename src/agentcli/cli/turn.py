@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from typing import TYPE_CHECKING
 
 from agentcli.errors import QuestionRefused
@@ -47,6 +49,8 @@ def finish(run: Run, renderer: Renderer) -> RunFinished:
         raise KeyboardInterrupt(f"at {run.where()}") from None
     except Exception:
         run.abandon()
+        with contextlib.suppress(Exception):  # a renderer whose output is gone cannot be told
+            renderer.handle(dataclasses.replace(run.interrupt(), status="error"))  # the stream's end, all the same
         raise
     finally:
         renderer.close()

@@ -80,7 +80,8 @@ class Budget:
     """The model's summary of the log before a run's start: what every later view sends instead of those turns
     (the log keeps them); written again only when newer turns must go too."""
     compact_next: bool = False
-    """The next request is sent compacted as far as it goes (chat's /compact, a full context), whatever its size."""
+    """The next request is sent compacted as far as it goes (after the server said the context is full), whatever
+    its size."""
     turns_replaced: bool = False
     """The last request sent earlier turns as a summary or left them out: the judge is shown the task record."""
 

@@ -125,8 +125,9 @@ def fit(
         except LLMError:
             written = None  # the turns are left out instead: the run goes on
         if written is not None:
-            how, kept = "stubs and summary", written
-            shorter = _stub_old_results(_with_summary(view, written, task), turn_start, keep=keep if force else None)
+            summarised = _stub_old_results(_with_summary(view, written, task), turn_start, keep=keep if force else None)
+            if size_of(build(summarised)) < size:  # a summary (with the task record) longer than the turns is none
+                how, kept, shorter = "stubs and summary", written, summarised
     if shorter is None and summarizer is not None and not enough and not force:
         shorter = stubbed  # too little to summarise again: those turns stay, stubbed, beside the summary
         how = "stubs"
@@ -180,6 +181,29 @@ def next_request(session: Session, build: Build, *, turn_start: int, step: int, 
             summary_before=written.before if written is not None else 0,
         )
     return Outgoing(fitted.request, fitted.size, compacted, tuple(spent))
+
+
+def compact_now(session: Session, build: Build, complete: Complete) -> tuple[Fitted, tuple[Usage, ...]]:
+    """Compact what the next question sends, now (chat's /compact): the model summarises the turns so far, and
+    every later view sends that summary instead of them, so what this reports is what the next request sends
+    (with its question). Kept only where it makes the request smaller; returns the fitted view of the log as
+    it stands and the usage of the summary requests. Raises LLMError when the model could not write one."""
+    budget, spent, failed = session.budget, list[Usage](), list[LLMError]()
+    summarize = _summarizer(budget, complete, spent)
+
+    def summarizer(previous: Summary | None, view: View, before: int) -> Summary:
+        try:
+            return summarize(previous, view, before)
+        except LLMError as exc:  # a run goes on without a summary; asked for one, the user is told why not
+            failed.append(exc)
+            raise
+
+    fitted = fit_session(session, build, session.conversation.next_id, force=True, summarizer=summarizer)
+    if failed:
+        raise failed[0]
+    if fitted.how == "stubs and summary":
+        budget.summary = fitted.summary
+    return fitted, tuple(spent)
 
 
 def fit_session(

@@ -52,6 +52,7 @@ class Engine:
         *,
         model: str = "",
         endpoint: str = "",
+        endpoint_found: bool = False,
         max_steps: int = 15,
         judge: Judge | None = None,
         before_call: BeforeCall = approved_only,
@@ -62,7 +63,7 @@ class Engine:
         self.client = client
         self.tools = tools
         self.model = model
-        self.endpoint = endpoint
+        self.endpoint, self.endpoint_found = endpoint, endpoint_found
         self.max_steps = max_steps
         self.judge = judge
         self.before_call, self.after_call, self.before_finish = before_call, after_call, before_finish
@@ -100,6 +101,7 @@ class Engine:
             mode=run.mode,
             model=self.model,
             endpoint=self.endpoint,
+            endpoint_found=self.endpoint_found,
             session_id=session.id or "",
             sandbox=self.sandbox,
             window=budget.window,
@@ -123,6 +125,7 @@ class Engine:
             verified=run.verified,
             unverified=run.unverified,
             session_id=session.id or "",
+            resume_with=run.resume_with,
         )
 
     def adapter(self, mode: ModeName) -> Adapter:
@@ -140,7 +143,8 @@ class Engine:
     # THINKING ----------------------------------------------------------------------------------------
     def _think(self, run: RunState, session: Session, checkpoint: Checkpoint, *, system_prompt: str) -> Step:
         if run.step >= self.max_steps:
-            return run.fail(f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps}).")
+            said = f"Stopped after {run.step} model calls without an answer (--max-steps {self.max_steps})."
+            return run.fail(said, resume_with=f"--max-steps {2 * self.max_steps}")  # the same bound stops at once
         run.step += 1
         yield ev.StepStarted(step=run.step, max_steps=self.max_steps)
         build = self.builder(run.mode, system_prompt, self.tools.reading() if run.planning else None)

@@ -36,7 +36,7 @@ def recover(error: LLMError, run: RunState, budget: Budget, size: int, adapter: 
             return (yield from _fall_back(error, run, adapter))
         case StreamCutError():
             return (yield from _ask_again(error, run))
-    return run.fail(str(error))
+    return run.fail(str(error), resume_with="" if error.resumable else None)
 
 
 def _compact_and_ask_again(error: ContextLengthError, run: RunState, budget: Budget, size: int) -> Step:
@@ -52,14 +52,15 @@ def _compact_and_ask_again(error: ContextLengthError, run: RunState, budget: Bud
     return run.fail(
         f"{error} It happened again after compacting, with a context window of {budget.window:,} tokens: if the "
         "model's window is smaller, say so with --context-window (or LLM_CONTEXT_WINDOW). This run's messages "
-        "are left out of the session from now on."
+        "are left out of the session from now on.",
+        resume_with=None,  # it would overflow again: a new question, asking for less, is what can help
     )
 
 
 def _fall_back(error: ToolsUnsupportedError, run: RunState, adapter: Callable[[ModeName], Adapter]) -> Step:
     fallback = FALLBACKS.get(run.mode)
     if fallback is None:
-        return run.fail(f"{sentence(str(error))} Try --mode react or --mode auto.")
+        return run.fail(f"{sentence(str(error))} Try --mode react or --mode auto.", resume_with=None)
     old, run.mode = adapter(run.mode).name, fallback
     yield ModeSwitched(old=old, new=adapter(fallback).name, reason=str(error))
     return State.THINKING

@@ -68,6 +68,10 @@ class RunState:
     """Everything one run carries from state to state, and nothing else: the engine keeps no run data of its own."""
 
     question: str
+    """The user message the run began with: the user's question, or (--plan) that question in instructions."""
+    asked: str = ""
+    """The user's own words where `question` wraps them in agentcli's instructions (--plan's runs): what
+    `sessions list` and `show` name the run by. "" when `question` is the user's own."""
     mode: ModeName = "native"
     """The protocol this run speaks; `auto` becomes `react` when the server refuses `tools`."""
     streaming: bool = True
@@ -114,6 +118,9 @@ class RunState:
     unverified: str = ""
     """Why the answer is not verified."""
     failure: str = ""
+    resume_with: str | None = ""
+    """What `agent resume` needs to go on from a failure: "" nothing more, flags ("--max-steps 30"), or None
+    when resuming cannot help until something else changes (the failure says what: the key, the model name)."""
 
     def move(self, target: State) -> None:
         """Change state; a move the table does not allow is a bug in the engine."""
@@ -121,12 +128,17 @@ class RunState:
             raise InvariantError(f"illegal transition {self.state.value} -> {target.value}")
         self.state = target
 
+    @property
+    def users_question(self) -> str:
+        """The question in the user's own words."""
+        return self.asked or self.question
+
     def open_steps(self) -> list[tuple[int, str]]:
         """The plan's steps not completed yet, each with its number in the plan (1-based), as the user saw it."""
         return [(number, item.step) for number, item in enumerate(self.plan, 1) if item.status != "completed"]
 
-    def fail(self, reason: str) -> State:
-        self.failure = reason
+    def fail(self, reason: str, *, resume_with: str | None = "") -> State:
+        self.failure, self.resume_with = reason, resume_with
         return State.FAILED
 
     def to_dict(self) -> dict[str, Any]:

@@ -188,8 +188,39 @@ def answered(
             status=status,
         )
     said = f"{capital} answered {status}: {message}"
-    hint = missing_v1_hint(base_url, status)  # "404 Invalid URL" alone does not say what to fix
-    return LLMError(said + ("" if not hint or said.endswith(".") else ".") + hint, status=status)
+    hint = missing_v1_hint(base_url, status) or advice(status, code, whole)  # "404 Invalid URL" says not what to fix
+    stop = "" if not hint or said.endswith(".") else "."
+    return LLMError(said + stop + hint, status=status, resumable=not hint)
+
+
+KEY_ADVICE = (
+    " Check the API key: LLM_API_KEY, --api-key or the variable the config file's api_key_env names "
+    "(`agent config show` says which is used)."
+)
+MODEL_ADVICE = (
+    " Check the model name: --model, LLM_MODEL_NAME or the config file's model (`agent config show` says which "
+    "is used)."
+)
+URL_ADVICE = (
+    " Check the base URL (--base-url, LLM_BASE_URL) and the model name (--model, LLM_MODEL_NAME): "
+    "`agent config show` says which are used."
+)
+_MODEL_WORDS = re.compile(r"\bmodel\b.{0,80}?\b(?:not (?:be )?found|does ?n[o']t exist|not exist|unknown|invalid)"
+                          r"|\b(?:unknown|invalid|no such) model\b", re.IGNORECASE | re.DOTALL)  # fmt: skip
+"""OpenAI "The model `x` does not exist", Ollama 'model "x" not found, try pulling it first', vLLM "The model
+`x` does not exist.", DeepSeek "Model Not Exist", LM Studio "Invalid model identifier"."""
+
+
+def advice(status: int | None, code: str, whole: str) -> str:
+    """What the user must change for an error that asking again cannot mend, as a sentence to add ("" when
+    the words say nothing certain): the key for 401 and 403, the model name for a model the server does not
+    have, else for a 404 the URL and the model. Such an error is not `resumable`: `agent resume` would fail
+    the same way until it is changed."""
+    if status in (401, 403):
+        return KEY_ADVICE
+    if code.lower() in ("model_not_found", "invalid_model") or (status in (400, 404) and _MODEL_WORDS.search(whole)):
+        return MODEL_ADVICE
+    return URL_ADVICE if status == 404 else ""
 
 
 def server_message(exc: Any, limit: int) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NoReturn, TypeAlias
 
 from agentcli.errors import ContextLengthError, LLMError, StreamCutError, ToolsUnsupportedError
-from agentcli.llm.diagnosis import context_full_message
+from agentcli.llm.diagnosis import answered, context_full_message
 from agentcli.llm.types import ChatRequest, Completion, Message, TextDelta, ToolCall, Usage
 
 DEFAULT_USAGE = Usage(10, 5, 2)
@@ -40,11 +40,13 @@ class Failure:
     streamed: str = ""
     sizes: tuple[int | None, int | None] = (None, None)
     """For a ContextLengthError: the prompt's tokens and the window the server's message stated."""
+    resumable: bool = True
+    """False for an error that asking again cannot mend (LLMError.resumable)."""
 
     def exception(self) -> LLMError:
         if issubclass(self.kind, ContextLengthError):
             return self.kind(self.message, status=self.status, prompt_tokens=self.sizes[0], window=self.sizes[1])
-        return self.kind(self.message, status=self.status)
+        return self.kind(self.message, status=self.status, resumable=self.resumable)
 
 
 Reply: TypeAlias = Completion | Failure
@@ -208,6 +210,13 @@ def judge_fail(missing: str, *, usage: UsageSpec = DEFAULT_USAGE) -> Completion:
 def error(message: str, *, status: int | None = None) -> Failure:
     """The endpoint failed (after the real client's retries): LLMError."""
     return Failure(LLMError, message, status)
+
+
+def refused(status: int, words: str, *, code: str = "") -> Failure:
+    """The server answered `status` with `words` (and an error `code`), read as the real client reads them
+    (llm/diagnosis.py): a refused key, an unknown model."""
+    said = answered(words, status, code, server="the server at scripted", request={"messages": []}, base_url=None)
+    return Failure(type(said), str(said), status, resumable=said.resumable)
 
 
 def tools_rejected(message: str = "this server does not support tools", *, status: int = 400) -> Failure:

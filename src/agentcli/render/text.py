@@ -127,7 +127,8 @@ def headline(event: RunStarted) -> list[str]:
     """The first line of a run, field by field (a line may break between two fields, never inside one): which
     model, which protocol, where the conversation goes, the session, the sandbox."""
     fields = ["agentcli", f"model {event.model}", f"mode {event.mode}"]
-    fields += [f"→ {event.endpoint}"] if event.endpoint else []
+    if event.endpoint:  # a server nobody named, found on its well-known port, says so
+        fields.append(f"found at {event.endpoint}" if event.endpoint_found else f"→ {event.endpoint}")
     if event.window and event.window_from != "given":  # a window nobody gave: say which one is planned for
         fields.append(f"window {event.window:,} ({WINDOW_FROM.get(event.window_from, event.window_from)})")
     fields += [f"session {event.session_id}"] if event.session_id else []
@@ -143,12 +144,14 @@ def progress_facts(event: ToolProgress, state: str = "running") -> list[str]:
 
 
 def resume_hint(event: RunFinished, *, interrupt_taken_back: bool = False) -> str:
-    """For a run that did not finish and was saved: how to go on from where it stopped. Not for an interrupted
+    """For a run that did not finish and was saved: how to go on from where it stopped, where resuming can
+    help (not after a wrong key or an unknown model: the failure says what to change). Not for an interrupted
     chat turn (`interrupt_taken_back`): chat takes it back and goes on without it, and says so itself."""
     if interrupt_taken_back and event.status == "interrupted":
         return ""
-    if event.status in ("failed", "interrupted") and event.session_id:
-        return f"agent resume {event.session_id} goes on from the last saved step"
+    if event.status in ("failed", "interrupted") and event.session_id and event.resume_with is not None:
+        flags = f" {event.resume_with}" if event.resume_with else ""
+        return f"agent resume {event.session_id}{flags} goes on from the last saved step"
     return ""
 
 

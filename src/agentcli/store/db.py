@@ -37,7 +37,7 @@ from agentcli.store.saved import SUMMARY_COLUMNS, Saved, Snapshot, Summary
 from agentcli.store.schema import connect, describe
 
 ID_BYTES = 4
-"""Ids are 8 hex digits: short enough to type, and any unique prefix will do."""
+"""Ids are 8 hex digits (or the UUID `--session-id` gave): short enough to type, and any unique prefix will do."""
 HELD = (
     "SELECT (SELECT coalesce(max(id), -1) + 1 FROM messages WHERE session_id = ?1), "
     "(SELECT coalesce(max(id), -1) + 1 FROM records WHERE session_id = ?1)"
@@ -216,8 +216,8 @@ class Store:
             found: str = rows[0][0]
             return found
         prefix = reference.strip().lower()
-        if not re.fullmatch(f"[0-9a-f]{{1,{2 * ID_BYTES}}}", prefix):
-            raise UnknownSession(f"no session {reference!r} (ids are {2 * ID_BYTES} hex digits, e.g. 3fa9c2d1)")
+        if not re.fullmatch(f"[0-9a-f]{{1,{2 * ID_BYTES}}}(-[0-9a-f-]{{0,27}})?", prefix):  # a UUID's dashes
+            raise UnknownSession(f"no session {reference!r} (ids are {2 * ID_BYTES} hex digits, or UUIDs)")
         rows = self._query(
             "SELECT id FROM sessions WHERE id BETWEEN ? AND ? ORDER BY id LIMIT 6", (prefix, prefix + "g")
         )

@@ -51,8 +51,11 @@ class SessionRecorder:
         workspace: Path | str,
         warn: Callable[[str], None],
         base_url: str | None = None,
+        new_id: str | None = None,
     ) -> None:
         self._open_store = open_store
+        self._new_id = new_id
+        """The id the first new session saved gets (the caller's `--session-id`); later ones get the store's."""
         self._store: Store | None = None
         self._model = model
         self._endpoint = endpoint
@@ -73,6 +76,11 @@ class SessionRecorder:
         self._release()
         self._opened().acquire(session.id, self._owner)
         self._held = session.id
+
+    def speaking_to(self, model: str, endpoint: str, base_url: str | None) -> None:
+        """Save the next runs as spoken with `model` at `endpoint` (a chat's /model): resume and --continue go
+        back to them."""
+        self._model, self._endpoint, self._base_url = model, endpoint, base_url
 
     # -- what the Agent calls --------------------------------------------------------------------------
     def save(self, session: Session, run: RunState, events: Sequence[Event]) -> None:
@@ -119,7 +127,7 @@ class SessionRecorder:
     def _save(self, session: Session, run: RunState, events: Sequence[Event]) -> None:
         store = self._opened()
         if session.id is None:
-            session.id = store.new_id()
+            session.id, self._new_id = self._new_id or store.new_id(), None
         stamp = now()
         turns, usage = _totals(session)
         summary = Summary(
@@ -131,7 +139,7 @@ class SessionRecorder:
             self._workspace,
             session.mode,
             session.streaming,
-            run.question,  # the session's question is that of the run that first saved it: kept from then on
+            run.users_question,  # the session's question is that of the run that first saved it: kept from then on
             STATUS.get(run.state, "running"),
             turns,
             usage,
